@@ -1,0 +1,38 @@
+import { ConfigError, loadConfig } from './app-config.js';
+
+describe('loadConfig', () => {
+  test('nothing configured is the embedded mode with defaults', () => {
+    const config = loadConfig({});
+    expect(config.mode).toBe('embedded');
+    expect(config.port).toBe(3000);
+    expect(config.databaseSchema).toBe('public');
+    expect(config.dashboardUrl).toBe('http://localhost:3000/dashboard');
+    expect(config.demoSeed).toBe(true);
+  });
+
+  test('DATABASE_URL switches to services mode and turns the demo seed off', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://u@db/x', REDIS_URL: 'redis://r:6379', PORT: '8080' });
+    expect(config.mode).toBe('services');
+    expect(config.port).toBe(8080);
+    expect(config.demoSeed).toBe(false);
+  });
+
+  test('bad values are all reported by name', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', EVENTSTORE_URL: 'http://es', LOG_LEVEL: 'loud' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    expect(message).toMatch(/PORT/);
+    expect(message).toMatch(/DATABASE_URL/);
+    expect(message).toMatch(/EVENTSTORE_URL/);
+    expect(message).toMatch(/LOG_LEVEL/);
+  });
+
+  test('an absolute DASHBOARD_URL is kept as given', () => {
+    expect(loadConfig({ DASHBOARD_URL: 'https://app.example.com/' }).dashboardUrl).toBe('https://app.example.com');
+  });
+});

@@ -1,0 +1,147 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+const toBool = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
+const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+/** Environment variables, validated once at start-up. Names follow ARCHITECTURE.md. */
+export class EnvironmentVariables {
+  @Transform(toInt) @IsOptional() @IsInt() @Min(0) @Max(65535)
+  PORT?: number;
+
+  @IsOptional() @IsString()
+  HOST?: string;
+
+  @IsOptional() @IsString()
+  DATA_DIR?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'DATABASE_SCHEMA must be a lower-case SQL identifier' })
+  DATABASE_SCHEMA?: string;
+
+  @Transform(toInt) @IsOptional() @IsInt() @Min(1) @Max(500)
+  DATABASE_POOL_SIZE?: number;
+
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  REDIS_PREFIX?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^(esdb|esdb\+discover):\/\/.+/, { message: 'EVENTSTORE_URL must be an esdb:// connection string' })
+  EVENTSTORE_URL?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^smtps?:\/\/.+/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' })
+  SMTP_URL?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  MAIL_FROM?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @IsUrl({ require_tld: false, require_protocol: true }, { message: 'PUBLIC_BASE_URL must be an absolute http(s) URL' })
+  PUBLIC_BASE_URL?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  DASHBOARD_URL?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL?: string;
+
+  @Transform(emptyToUndefined) @IsOptional() @Matches(/^[a-z][a-z0-9]{1,11}$/, { message: 'API_KEY_PREFIX must be 2-12 lower-case letters or digits, starting with a letter' })
+  API_KEY_PREFIX?: string;
+
+  @Transform(toInt) @IsOptional() @IsInt() @Min(60) @Max(86400)
+  MAGIC_LINK_TTL_SECONDS?: number;
+
+  @Transform(toInt) @IsOptional() @IsInt() @Min(300) @Max(31536000)
+  SESSION_TTL_SECONDS?: number;
+
+  @Transform(toInt) @IsOptional() @IsInt() @Min(0) @Max(65535)
+  EMBEDDED_PG_PORT?: number;
+
+  @Transform(toBool) @IsOptional() @IsBoolean()
+  DEMO_SEED?: boolean;
+
+  @Transform(toInt) @IsOptional() @IsInt() @Min(100) @Max(120000)
+  PROJECTION_WAIT_TIMEOUT_MS?: number;
+
+  @Transform(toInt) @IsOptional() @IsInt() @Min(1000) @Max(3600000)
+  READY_MAX_PROJECTION_LAG_MS?: number;
+}
+
+export interface AppConfig {
+  readonly mode: 'embedded' | 'services';
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  readonly databaseSchema: string;
+  readonly databasePoolSize: number;
+  readonly redisUrl: string | undefined;
+  readonly redisPrefix: string;
+  readonly eventStoreUrl: string | undefined;
+  readonly smtpUrl: string | undefined;
+  readonly mailFrom: string;
+  readonly publicBaseUrl: string;
+  readonly dashboardUrl: string;
+  readonly logLevel: string;
+  readonly apiKeyPrefix: string;
+  readonly magicLinkTtlSeconds: number;
+  readonly sessionTtlSeconds: number;
+  readonly embeddedPgPort: number;
+  readonly demoSeed: boolean;
+  readonly projectionWaitTimeoutMs: number;
+  readonly readyMaxProjectionLagMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const vars = plainToInstance(EnvironmentVariables, { ...env }, { excludeExtraneousValues: false });
+  const errors = validateSync(vars, { skipMissingProperties: false, whitelist: false });
+  if (errors.length > 0) {
+    throw new ConfigError(errors.flatMap((e) => Object.values(e.constraints ?? { invalid: `${e.property} is invalid` })));
+  }
+  const port = vars.PORT ?? 3000;
+  const publicBaseUrl = (vars.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const dashboardUrl = resolveDashboardUrl(publicBaseUrl, vars.DASHBOARD_URL ?? '/dashboard');
+  return {
+    mode: vars.DATABASE_URL ? 'services' : 'embedded',
+    port,
+    host: vars.HOST ?? '0.0.0.0',
+    dataDir: vars.DATA_DIR ?? './data',
+    databaseUrl: vars.DATABASE_URL,
+    databaseSchema: vars.DATABASE_SCHEMA ?? 'public',
+    databasePoolSize: vars.DATABASE_POOL_SIZE ?? 10,
+    redisUrl: vars.REDIS_URL,
+    redisPrefix: vars.REDIS_PREFIX ?? 'sla:',
+    eventStoreUrl: vars.EVENTSTORE_URL,
+    smtpUrl: vars.SMTP_URL,
+    mailFrom: vars.MAIL_FROM ?? 'Search API <no-reply@localhost>',
+    publicBaseUrl,
+    dashboardUrl,
+    logLevel: vars.LOG_LEVEL ?? 'info',
+    apiKeyPrefix: vars.API_KEY_PREFIX ?? 'sk',
+    magicLinkTtlSeconds: vars.MAGIC_LINK_TTL_SECONDS ?? 900,
+    sessionTtlSeconds: vars.SESSION_TTL_SECONDS ?? 30 * 86400,
+    embeddedPgPort: vars.EMBEDDED_PG_PORT ?? 0,
+    demoSeed: vars.DEMO_SEED ?? !vars.DATABASE_URL,
+    projectionWaitTimeoutMs: vars.PROJECTION_WAIT_TIMEOUT_MS ?? 10000,
+    readyMaxProjectionLagMs: vars.READY_MAX_PROJECTION_LAG_MS ?? 30000,
+  };
+}
+
+function resolveDashboardUrl(publicBaseUrl: string, dashboard: string): string {
+  if (/^https?:\/\//.test(dashboard)) return dashboard.replace(/\/+$/, '');
+  return `${publicBaseUrl}/${dashboard.replace(/^\/+|\/+$/g, '')}`;
+}

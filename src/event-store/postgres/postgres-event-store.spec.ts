@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
+import { describeEventStoreContract } from '../event-store.contract.js';
+import { type Position, type RecordedEvent, START, comparePositions } from '../event-store.port.js';
+import { PostgresEventStore } from './postgres-event-store.js';
+
+describeEventStoreContract('PostgreSQL table store', async () => {
+  const database = await createTestDatabase(['store']);
+  const store = await PostgresEventStore.create(database.db, { listen: true });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await database.drop();
+    },
+  };
+});
+
+describe('PostgreSQL store under concurrent appends', () => {
+  let database: TestDatabase;
+  let store: PostgresEventStore;
+
+  beforeEach(async () => {
+    database = await createTestDatabase(['store']);
+    store = await PostgresEventStore.create(database.db, { pollIntervalMs: 20 });
+  });
+  afterEach(async () => {
+    await store.close();
+    await database.drop();
+  });
+
+  const newEvent = (type: string) => ({ id: randomUUID(), type, data: {} });
+
+  test('an event that commits after a later-numbered one is not skipped by a reader', async () => {
+    // Transaction A takes the lower global position and stays open; B takes a higher one and commits first.
+    const slow = await database.db.pool.connect();
+    try {
+      await slow.query('BEGIN');
+      await slow.query(
+        `INSERT INTO events (stream_id, stream_revision, event_id, event_type, data) VALUES ('slow', 0, $1, 'Slow', '{}')`,
+        [randomUUID()],
+      );
+      await store.appendToStream('fast', [newEvent('Fast')], 'no_stream');
+
+      const seenWhileOpen = await store.readAll({ from: START, maxCount: 100 });
+      expect(seenWhileOpen.map((e) => e.type)).toEqual([]);
+      const checkpoint = seenWhileOpen.at(-1)?.position ?? START;
+
+      await slow.query('COMMIT');
+      const seenAfter = await store.readAll({ from: checkpoint, maxCount: 100 });
+      expect(seenAfter.map((e) => e.type).sort()).toEqual(['Fast', 'Slow']);
+    } finally {
+      slow.release();
+    }
+  });
+
+  test('a transaction that got its id first but numbers its event last is still read after the checkpoint', async () => {
+    const slow = await database.db.pool.connect();
+    try {
+      await slow.query('BEGIN');
+      await slow.query('SELECT pg_current_xact_id()');
+      await store.appendToStream('fast', [newEvent('Fast')], 'no_stream');
+      await slow.query(
+        `INSERT INTO events (stream_id, stream_revision, event_id, event_type, data) VALUES ('slow', 0, $1, 'Slow', '{}')`,
+        [randomUUID()],
+      );
+      expect(await store.readAll({ from: START, maxCount: 100 })).toEqual([]);
+      await slow.query('COMMIT');
+      const all = await store.readAll({ from: START, maxCount: 100 });
+      expect(all.map((e) => e.type)).toEqual(['Slow', 'Fast']);
+      expect(all[0]!.position.prepare > all[1]!.position.prepare).toBe(true);
+    } finally {
+      slow.release();
+    }
+  });
+
+  test('a live subscription sees every event of many concurrent writers exactly once, in increasing position', async () => {
+    const writers = 8;
+    const perWriter = 40;
+    const subscription = store.subscribeToAll(START, { batchSize: 50 });
+    const received: RecordedEvent[] = [];
+    const consuming = (async () => {
+      for await (const batch of subscription) {
+        received.push(...batch.events);
+        if (received.length >= writers * perWriter) return;
+      }
+    })();
+    await Promise.all(
+      Array.from({ length: writers }, async (_, w) => {
+        for (let i = 0; i < perWriter; i++) {
+          await store.appendToStream(`writer-${w}`, [newEvent(`W${w}`)], i === 0 ? 'no_stream' : BigInt(i - 1));
+        }
+      }),
+    );
+    await Promise.race([consuming, new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 20_000))]);
+    await subscription.close();
+
+    expect(received).toHaveLength(writers * perWriter);
+    expect(new Set(received.map((e) => e.id)).size).toBe(writers * perWriter);
+    for (let i = 1; i < received.length; i++) {
+      expect(comparePositions(received[i - 1]!.position as Position, received[i]!.position)).toBeLessThan(0);
+    }
+    for (let w = 0; w < writers; w++) {
+      const revisions = received.filter((e) => e.streamId === `writer-${w}`).map((e) => e.revision);
+      expect(revisions).toEqual(Array.from({ length: perWriter }, (_, i) => BigInt(i)));
+    }
+  });
+});
