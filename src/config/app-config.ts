@@ -8,68 +8,129 @@ const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? unde
 
 /** Environment variables, validated once at start-up. Names follow ARCHITECTURE.md. */
 export class EnvironmentVariables {
-  @Transform(toInt) @IsOptional() @IsInt() @Min(0) @Max(65535)
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT?: number;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   HOST?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   DATA_DIR?: string;
 
-  @Transform(emptyToUndefined) @IsOptional() @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// URL' })
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL?: string;
 
-  @Transform(emptyToUndefined) @IsOptional() @Matches(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'DATABASE_SCHEMA must be a lower-case SQL identifier' })
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'DATABASE_SCHEMA must be a lower-case SQL identifier' })
   DATABASE_SCHEMA?: string;
 
-  @Transform(toInt) @IsOptional() @IsInt() @Min(1) @Max(500)
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(500)
   DATABASE_POOL_SIZE?: number;
 
-  @Transform(emptyToUndefined) @IsOptional() @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   REDIS_URL?: string;
 
-  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
   REDIS_PREFIX?: string;
 
-  @Transform(emptyToUndefined) @IsOptional() @Matches(/^(esdb|esdb\+discover):\/\/.+/, { message: 'EVENTSTORE_URL must be an esdb:// connection string' })
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^(esdb|esdb\+discover):\/\/.+/, { message: 'EVENTSTORE_URL must be an esdb:// connection string' })
   EVENTSTORE_URL?: string;
 
-  @Transform(emptyToUndefined) @IsOptional() @Matches(/^smtps?:\/\/.+/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' })
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^smtps?:\/\/.+/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' })
   SMTP_URL?: string;
 
-  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
   MAIL_FROM?: string;
 
-  @Transform(emptyToUndefined) @IsOptional() @IsUrl({ require_tld: false, require_protocol: true }, { message: 'PUBLIC_BASE_URL must be an absolute http(s) URL' })
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true }, { message: 'PUBLIC_BASE_URL must be an absolute http(s) URL' })
   PUBLIC_BASE_URL?: string;
 
-  @Transform(emptyToUndefined) @IsOptional() @IsString()
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
   DASHBOARD_URL?: string;
 
-  @Transform(emptyToUndefined) @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL?: string;
 
-  @Transform(emptyToUndefined) @IsOptional() @Matches(/^[a-z][a-z0-9]{1,11}$/, { message: 'API_KEY_PREFIX must be 2-12 lower-case letters or digits, starting with a letter' })
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[a-z][a-z0-9]{1,11}$/, {
+    message: 'API_KEY_PREFIX must be 2-12 lower-case letters or digits, starting with a letter',
+  })
   API_KEY_PREFIX?: string;
 
-  @Transform(toInt) @IsOptional() @IsInt() @Min(60) @Max(86400)
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(60)
+  @Max(86400)
   MAGIC_LINK_TTL_SECONDS?: number;
 
-  @Transform(toInt) @IsOptional() @IsInt() @Min(300) @Max(31536000)
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(300)
+  @Max(31536000)
   SESSION_TTL_SECONDS?: number;
 
-  @Transform(toInt) @IsOptional() @IsInt() @Min(0) @Max(65535)
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   EMBEDDED_PG_PORT?: number;
 
-  @Transform(toBool) @IsOptional() @IsBoolean()
+  @Transform(toBool)
+  @IsOptional()
+  @IsBoolean()
   DEMO_SEED?: boolean;
 
-  @Transform(toInt) @IsOptional() @IsInt() @Min(100) @Max(120000)
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(120000)
   PROJECTION_WAIT_TIMEOUT_MS?: number;
 
-  @Transform(toInt) @IsOptional() @IsInt() @Min(1000) @Max(3600000)
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1000)
+  @Max(3600000)
   READY_MAX_PROJECTION_LAG_MS?: number;
+
+  @Transform(toBool)
+  @IsOptional()
+  @IsBoolean()
+  RUN_PROJECTIONS?: boolean;
 }
 
 export interface AppConfig {
@@ -95,6 +156,8 @@ export interface AppConfig {
   readonly demoSeed: boolean;
   readonly projectionWaitTimeoutMs: number;
   readonly readyMaxProjectionLagMs: number;
+  /** Whether this process competes to run the projector (one node at a time runs it). */
+  readonly runProjections: boolean;
 }
 
 export class ConfigError extends Error {
@@ -110,7 +173,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const vars = plainToInstance(EnvironmentVariables, { ...env }, { excludeExtraneousValues: false });
   const errors = validateSync(vars, { skipMissingProperties: false, whitelist: false });
   if (errors.length > 0) {
-    throw new ConfigError(errors.flatMap((e) => Object.values(e.constraints ?? { invalid: `${e.property} is invalid` })));
+    throw new ConfigError(
+      errors.flatMap((e) => Object.values(e.constraints ?? { invalid: `${e.property} is invalid` })),
+    );
   }
   const port = vars.PORT ?? 3000;
   const publicBaseUrl = (vars.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
@@ -138,6 +203,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     demoSeed: vars.DEMO_SEED ?? !vars.DATABASE_URL,
     projectionWaitTimeoutMs: vars.PROJECTION_WAIT_TIMEOUT_MS ?? 10000,
     readyMaxProjectionLagMs: vars.READY_MAX_PROJECTION_LAG_MS ?? 30000,
+    runProjections: vars.RUN_PROJECTIONS ?? true,
   };
 }
 

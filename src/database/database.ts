@@ -1,6 +1,9 @@
 import pg from 'pg';
 
-export type Queryable = Pick<pg.PoolClient, 'query'>;
+/** Anything that runs a parameterized query: the pool wrapper, a pooled client inside a transaction. */
+export interface Queryable {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
 
 /** The one PostgreSQL pool of a process, with every table of the service in `schema`. */
 export class Database {

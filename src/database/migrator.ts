@@ -39,10 +39,10 @@ export async function migrate(pool: pg.Pool, schema: string, sets: MigrationSet[
         try {
           await client.query(`SET LOCAL search_path TO ${quoteIdent(schema)}`);
           await client.query(sql);
-          await client.query(`INSERT INTO ${quoteIdent(schema)}.schema_migrations (migration_set, name) VALUES ($1, $2)`, [
-            set,
-            file,
-          ]);
+          await client.query(
+            `INSERT INTO ${quoteIdent(schema)}.schema_migrations (migration_set, name) VALUES ($1, $2)`,
+            [set, file],
+          );
           await client.query('COMMIT');
           applied.push(`${set}/${file}`);
         } catch (error) {

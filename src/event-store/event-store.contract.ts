@@ -109,7 +109,11 @@ export function describeEventStoreContract(name: string, create: () => Promise<C
 
     test('read a stream from a revision, with a maximum count', async () => {
       const s = stream('read');
-      await store.appendToStream(s, ['A', 'B', 'C', 'D'].map((t) => event(t, { t })), 'no_stream');
+      await store.appendToStream(
+        s,
+        ['A', 'B', 'C', 'D'].map((t) => event(t, { t })),
+        'no_stream',
+      );
       const tail = await store.readStream(s, { fromRevision: 1n, maxCount: 2 });
       expect(tail.map((e) => e.type)).toEqual(['B', 'C']);
       expect(tail[0]!.data).toEqual({ t: 'B' });
@@ -170,7 +174,10 @@ export function describeEventStoreContract(name: string, create: () => Promise<C
   });
 }
 
-async function readAllAfter(store: EventStore, from: Parameters<EventStore['readAll']>[0]['from']): Promise<RecordedEvent[]> {
+async function readAllAfter(
+  store: EventStore,
+  from: Parameters<EventStore['readAll']>[0]['from'],
+): Promise<RecordedEvent[]> {
   const all: RecordedEvent[] = [];
   let position = from;
   for (;;) {

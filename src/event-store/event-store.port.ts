@@ -68,7 +68,11 @@ export interface AllSubscription extends AsyncIterable<SubscriptionBatch> {
 }
 
 export interface EventStore {
-  appendToStream(stream: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
+  appendToStream(
+    stream: string,
+    events: readonly NewEvent[],
+    expectedRevision: ExpectedRevision,
+  ): Promise<AppendResult>;
   /** Events of one stream in revision order; an absent stream reads as an empty list. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Events of every stream after `from`, in position order (system events excluded). */

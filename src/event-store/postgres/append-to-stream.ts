@@ -105,7 +105,9 @@ async function findAlreadyAppended(
   const rows = events.map((e) => byId.get(e.id));
   const firstRevision = rows[0] ? BigInt(rows[0].stream_revision) : -1n;
   const samePlace =
-    rows.every((r, i) => r !== undefined && r.stream_id === streamId && BigInt(r.stream_revision) === firstRevision + BigInt(i)) &&
+    rows.every(
+      (r, i) => r !== undefined && r.stream_id === streamId && BigInt(r.stream_revision) === firstRevision + BigInt(i),
+    ) &&
     (typeof expected !== 'bigint' || expected === firstRevision - 1n) &&
     (expected !== 'no_stream' || firstRevision === 0n);
   if (!samePlace) throw new WrongExpectedVersionError(streamId, expected, current >= 0n ? current : 'no_stream');

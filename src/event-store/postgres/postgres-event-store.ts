@@ -66,12 +66,13 @@ export class PostgresEventStore implements EventStore {
   subscribeToAll(from: From, options: { batchSize?: number } = {}): AllSubscription {
     const batchSize = options.batchSize ?? 500;
     const abort = new AbortController();
-    const store = this;
+    const readAll = (position: From) => this.readAll({ from: position, maxCount: batchSize });
+    const waitForAppend = () => this.signal.wait(abort.signal);
     async function* batches(): AsyncGenerator<SubscriptionBatch> {
       let position = from;
       let live = false;
       while (!abort.signal.aborted) {
-        const events = await store.readAll({ from: position, maxCount: batchSize });
+        const events = await readAll(position);
         if (abort.signal.aborted) return;
         if (events.length > 0) {
           position = events[events.length - 1]!.position;
@@ -84,7 +85,7 @@ export class PostgresEventStore implements EventStore {
           yield { events: [], caughtUp: true };
           continue;
         }
-        await store.signal.wait(abort.signal);
+        await waitForAppend();
       }
     }
     const iterator = batches();

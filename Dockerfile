@@ -1,0 +1,36 @@
+# syntax=docker/dockerfile:1
+
+# ---- build: all dependencies, compile TypeScript to dist/ ----------------------------------------------------
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY projections ./projections
+# Besides dist/, keep the files the build does not emit but the server reads at run time relative to the project
+# root (numbered .sql migrations under src/database/migrations and projections/migrations, other non-TS assets).
+RUN npm run build \
+  && mkdir -p /assets \
+  && find src projections -type f ! -name '*.ts' -exec cp --parents {} /assets/ \;
+
+# ---- runtime: production dependencies only -------------------------------------------------------------------
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    PORT=3000
+WORKDIR /app
+
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund \
+  && npm cache clean --force
+
+COPY --from=build /app/dist ./dist
+COPY --from=build /assets/ ./
+# DATA_DIR (default ./data) holds embedded mode's files; it must be writable by the unprivileged user.
+RUN mkdir -p /app/data && chown node:node /app/data
+
+USER node
+EXPOSE 3000
+CMD ["node", "dist/src/main.js"]

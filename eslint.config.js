@@ -1,0 +1,103 @@
+// ESLint 9 flat config. Deliberately not type-aware (no parserOptions.project): lint stays fast, and `npm run
+// typecheck` is what checks types.
+import eslint from '@eslint/js';
+import { defineConfig, globalIgnores } from 'eslint/config';
+import prettier from 'eslint-config-prettier/flat';
+import tseslint from 'typescript-eslint';
+
+// Node.js globals for the plain JavaScript files (config files, scripts). TypeScript files need none: the
+// compiler checks undefined names there, so typescript-eslint turns `no-undef` off for them.
+const nodeGlobals = Object.fromEntries(
+  [
+    'AbortController',
+    'AbortSignal',
+    'Blob',
+    'Buffer',
+    'URL',
+    'URLSearchParams',
+    'TextDecoder',
+    'TextEncoder',
+    'clearImmediate',
+    'clearInterval',
+    'clearTimeout',
+    'console',
+    'fetch',
+    'globalThis',
+    'performance',
+    'process',
+    'queueMicrotask',
+    'setImmediate',
+    'setInterval',
+    'setTimeout',
+    'structuredClone',
+  ].map((name) => [name, 'readonly']),
+);
+const commonJsGlobals = {
+  require: 'readonly',
+  module: 'writable',
+  exports: 'writable',
+  __dirname: 'readonly',
+  __filename: 'readonly',
+};
+
+export default defineConfig(
+  globalIgnores([
+    'dist/',
+    'node_modules/',
+    'coverage/',
+    'bench/results/',
+    'data/',
+    'test-artifacts/',
+    // Pages and scripts of fixture sites are test data served to the crawler, not project code.
+    '**/fixtures/',
+    '**/__fixtures__/',
+  ]),
+
+  eslint.configs.recommended,
+  tseslint.configs.recommended,
+
+  {
+    name: 'project/typescript',
+    files: ['**/*.{ts,mts,cts}'],
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: 'module',
+    },
+  },
+
+  {
+    name: 'project/javascript',
+    files: ['**/*.{js,mjs}'],
+    languageOptions: { ecmaVersion: 2023, sourceType: 'module', globals: nodeGlobals },
+  },
+  {
+    name: 'project/commonjs',
+    files: ['**/*.cjs'],
+    languageOptions: { ecmaVersion: 2023, sourceType: 'commonjs', globals: { ...nodeGlobals, ...commonJsGlobals } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+
+  {
+    name: 'project/rules',
+    rules: {
+      // `_`-prefixed arguments, variables and caught errors are deliberately unused (interface conformance,
+      // NestJS handler signatures). Parameter properties (`constructor(private readonly x: X) {}`) count as used.
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          args: 'after-used',
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
+      ],
+      // Do NOT enable `@typescript-eslint/consistent-type-imports`: with emitDecoratorMetadata, NestJS injection
+      // needs constructor-parameter classes imported as values, and an `import type` would silently break DI.
+    },
+  },
+
+  // Last: turns off every stylistic rule that Prettier owns.
+  prettier,
+);

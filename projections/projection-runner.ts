@@ -1,0 +1,160 @@
+import { EventEmitter } from 'node:events';
+import type pg from 'pg';
+import type { Database } from '../src/database/database.js';
+import { type EventStore, type From, type Position, START, isAtOrAfter } from '../src/event-store/event-store.port.js';
+import { applyBatch } from './apply-batch.js';
+import { loadCheckpoint } from './checkpoint-store.js';
+import type { Projector } from './projector.js';
+
+export interface ProjectionRunnerOptions {
+  readonly checkpointName: string;
+  readonly projectors: readonly Projector[];
+  readonly batchSize?: number;
+  /** How often a node that is not the leader tries to become it. */
+  readonly leaderRetryMs?: number;
+  readonly onError?: (error: unknown) => void;
+  readonly onBatch?: (applied: number, position: From) => void;
+}
+
+/**
+ * Keeps the read models of `db.schema` up to date from a catch-up subscription. One node at a time runs it (a
+ * session advisory lock); every node can wait for a position through the checkpoint table.
+ */
+export class ProjectionRunner {
+  private readonly progress = new EventEmitter();
+  private stopped = false;
+  private running: Promise<void> | undefined;
+  private leaderClient: pg.PoolClient | undefined;
+  private closeSubscription: (() => Promise<void>) | undefined;
+  private lastKnown: From = START;
+  private caughtUpOnce = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly store: EventStore,
+    private readonly options: ProjectionRunnerOptions,
+  ) {
+    this.progress.setMaxListeners(0);
+  }
+
+  get isLeader(): boolean {
+    return this.leaderClient !== undefined;
+  }
+
+  get hasCaughtUp(): boolean {
+    return this.caughtUpOnce;
+  }
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.progress.emit('advanced');
+    await this.closeSubscription?.();
+    await this.running?.catch(() => {});
+    if (this.leaderClient) {
+      await this.leaderClient.query('SELECT pg_advisory_unlock(hashtext($1))', [this.lockName()]).catch(() => {});
+      this.leaderClient.release();
+      this.leaderClient = undefined;
+    }
+  }
+
+  async checkpoint(): Promise<From> {
+    const stored = await loadCheckpoint(this.db, this.options.checkpointName);
+    if (stored !== START) this.lastKnown = stored;
+    return stored;
+  }
+
+  /** Resolves once the read models include `position` (read-your-writes); rejects after `timeoutMs`. */
+  async waitFor(position: Position, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    if (isAtOrAfter(this.lastKnown, position)) return;
+    while (!isAtOrAfter(await this.checkpoint(), position)) {
+      const left = deadline - Date.now();
+      if (left <= 0 || this.stopped) throw new ProjectionTimeoutError(timeoutMs);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.min(left, this.isLeader ? 250 : 20));
+        function done() {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.progress.once('advanced', done);
+      });
+    }
+  }
+
+  private lockName(): string {
+    return `projection:${this.db.schema}:${this.options.checkpointName}`;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        if (!(await this.becomeLeader())) {
+          await sleep(this.options.leaderRetryMs ?? 2000);
+          continue;
+        }
+        await this.follow();
+      } catch (error) {
+        this.options.onError?.(error);
+        await sleep(500);
+      }
+    }
+  }
+
+  private async becomeLeader(): Promise<boolean> {
+    if (this.leaderClient) return true;
+    const client = await this.db.pool.connect();
+    const result = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [
+      this.lockName(),
+    ]);
+    if (result.rows[0]?.locked) {
+      this.leaderClient = client;
+      return true;
+    }
+    client.release();
+    return false;
+  }
+
+  private async follow(): Promise<void> {
+    const from = await loadCheckpoint(this.db, this.options.checkpointName);
+    const subscription = this.store.subscribeToAll(from, { batchSize: this.options.batchSize ?? 500 });
+    this.closeSubscription = () => subscription.close();
+    try {
+      for await (const batch of subscription) {
+        if (this.stopped) return;
+        if (batch.events.length > 0) {
+          const client = await this.db.pool.connect();
+          try {
+            this.lastKnown = await applyBatch(
+              client,
+              this.db.schema,
+              this.options.checkpointName,
+              this.options.projectors,
+              batch.events,
+            );
+          } finally {
+            client.release();
+          }
+          this.options.onBatch?.(batch.events.length, this.lastKnown);
+        }
+        if (batch.caughtUp) this.caughtUpOnce = true;
+        this.progress.emit('advanced');
+      }
+    } finally {
+      this.closeSubscription = undefined;
+      await subscription.close().catch(() => {});
+    }
+  }
+}
+
+export class ProjectionTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`read models did not catch up within ${timeoutMs} ms`);
+    this.name = 'ProjectionTimeoutError';
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,48 @@
+import {
+  Global,
+  Inject,
+  Logger,
+  Module,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../src/config/app-config.js';
+import { Database } from '../src/database/database.js';
+import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
+import { ProjectionRunner } from './projection-runner.js';
+import { READ_MODEL_PROJECTORS, READ_MODELS_CHECKPOINT } from './read-models/index.js';
+import { ReadYourWrites } from './read-your-writes.js';
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: ProjectionRunner,
+      inject: [Database, EVENT_STORE],
+      useFactory: (db: Database, store: EventStore) => {
+        const logger = new Logger('Projections');
+        return new ProjectionRunner(db, store, {
+          checkpointName: READ_MODELS_CHECKPOINT,
+          projectors: READ_MODEL_PROJECTORS,
+          onError: (error) => logger.error(`projection batch failed: ${(error as Error).message}`),
+        });
+      },
+    },
+    ReadYourWrites,
+  ],
+  exports: [ProjectionRunner, ReadYourWrites],
+})
+export class ProjectionsModule implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    private readonly runner: ProjectionRunner,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.runProjections) this.runner.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.runner.stop();
+  }
+}

@@ -1,0 +1,62 @@
+import type { Queryable } from '../../src/database/database.js';
+import { metadataOf, occurredAt } from '../../src/event-store/domain-event.js';
+import type { RecordedEvent } from '../../src/event-store/event-store.port.js';
+import type { KeyCreated, KeyRenamed, KeyRevoked } from '../../src/keys/events/key.events.js';
+import type { CreditsCharged } from '../../src/metering/events/credits-charged.event.js';
+import type { Projector } from '../projector.js';
+
+/** The key listing, and the hash lookup the API-key guard reads. */
+export const apiKeysProjector: Projector = {
+  name: 'api_keys',
+  tables: ['api_keys'],
+  eventTypes: ['KeyCreated', 'KeyRenamed', 'KeyRevoked', 'CreditsCharged'],
+  async apply(tx: Queryable, event: RecordedEvent) {
+    const at = occurredAt(event);
+    switch (event.type) {
+      case 'KeyCreated': {
+        const d = event.data as unknown as KeyCreated['data'];
+        const actor = metadataOf(event).actor;
+        await tx.query(
+          `INSERT INTO api_keys (key_id, org_id, project_id, name, environment, prefix, key_hash, scopes, depth_limit,
+             status, created_by, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'active', $10, $11, $11) ON CONFLICT DO NOTHING`,
+          [
+            d.key_id,
+            d.org_id,
+            d.project_id,
+            d.name,
+            d.environment,
+            d.prefix,
+            d.key_hash,
+            d.scopes,
+            d.depth_limit,
+            `${actor.type}:${actor.id}`,
+            at,
+          ],
+        );
+        return;
+      }
+      case 'KeyRenamed': {
+        const d = event.data as unknown as KeyRenamed['data'];
+        await tx.query('UPDATE api_keys SET name = $2, updated_at = $3 WHERE key_id = $1', [d.key_id, d.name, at]);
+        return;
+      }
+      case 'KeyRevoked': {
+        const d = event.data as unknown as KeyRevoked['data'];
+        await tx.query(
+          `UPDATE api_keys SET status = 'revoked', revoked_at = $2, updated_at = $2 WHERE key_id = $1 AND status <> 'revoked'`,
+          [d.key_id, at],
+        );
+        return;
+      }
+      case 'CreditsCharged': {
+        const d = event.data as unknown as CreditsCharged['data'];
+        await tx.query('UPDATE api_keys SET last_used_at = GREATEST(last_used_at, $2) WHERE key_id = $1', [
+          d.key_id,
+          at,
+        ]);
+        return;
+      }
+    }
+  },
+};

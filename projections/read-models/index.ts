@@ -1,0 +1,17 @@
+import type { Projector } from '../projector.js';
+import { apiKeysProjector } from './api-keys.projector.js';
+import { organizationsProjector } from './organizations.projector.js';
+import { projectsProjector } from './projects.projector.js';
+import { usageProjector } from './usage.projector.js';
+import { usersProjector } from './users.projector.js';
+
+/** Every read model of the service, applied together under one checkpoint. */
+export const READ_MODEL_PROJECTORS: readonly Projector[] = [
+  usersProjector,
+  organizationsProjector,
+  projectsProjector,
+  apiKeysProjector,
+  usageProjector,
+];
+
+export const READ_MODELS_CHECKPOINT = 'read_models';

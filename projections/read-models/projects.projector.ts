@@ -1,0 +1,18 @@
+import type { Queryable } from '../../src/database/database.js';
+import { occurredAt } from '../../src/event-store/domain-event.js';
+import type { RecordedEvent } from '../../src/event-store/event-store.port.js';
+import type { ProjectCreated } from '../../src/projects/events/project.events.js';
+import type { Projector } from '../projector.js';
+
+export const projectsProjector: Projector = {
+  name: 'projects',
+  tables: ['projects'],
+  eventTypes: ['ProjectCreated'],
+  async apply(tx: Queryable, event: RecordedEvent) {
+    const d = event.data as unknown as ProjectCreated['data'];
+    await tx.query(
+      'INSERT INTO projects (project_id, org_id, name, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+      [d.project_id, d.org_id, d.name, occurredAt(event)],
+    );
+  },
+};

@@ -1,0 +1,24 @@
+import { Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../src/config/app-config.js';
+import type { Position } from '../src/event-store/event-store.port.js';
+import { ProjectionRunner, ProjectionTimeoutError } from './projection-runner.js';
+
+/** Control-plane writes answer only once the read models (and so every node's reads) include them. */
+@Injectable()
+export class ReadYourWrites {
+  constructor(
+    private readonly runner: ProjectionRunner,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async waitFor(position: Position): Promise<void> {
+    try {
+      await this.runner.waitFor(position, this.config.projectionWaitTimeoutMs);
+    } catch (error) {
+      if (error instanceof ProjectionTimeoutError) {
+        throw new ServiceUnavailableException('the change was recorded but is not visible yet; retry the read shortly');
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,39 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
+import { ProjectionsModule } from '../../projections/projections.module.js';
+import { AuthModule } from '../auth/auth.module.js';
+import type { AppConfig } from '../config/app-config.js';
+import { ConfigModule } from '../config/config.module.js';
+import { DatabaseModule } from '../database/database.module.js';
+import { DemoSeedService } from '../demo/demo-seed.service.js';
+import { EventStoreModule } from '../event-store/event-store.module.js';
+import { AllExceptionsFilter } from '../http/all-exceptions.filter.js';
+import { KeysModule } from '../keys/keys.module.js';
+import { OrganizationsModule } from '../organizations/organizations.module.js';
+import { ProjectsModule } from '../projects/projects.module.js';
+import { RedisModule } from '../redis/redis.module.js';
+import { UsersModule } from '../users/users.module.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        CqrsModule.forRoot(),
+        DatabaseModule,
+        RedisModule,
+        EventStoreModule,
+        ProjectionsModule,
+        UsersModule,
+        AuthModule,
+        OrganizationsModule,
+        ProjectsModule,
+        KeysModule,
+      ],
+      providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }, DemoSeedService],
+    };
+  }
+}

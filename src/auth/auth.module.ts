@@ -1,0 +1,15 @@
+import { Global, Module } from '@nestjs/common';
+import { AuthController } from './auth.controller.js';
+import { MagicLinkService } from './magic-link.service.js';
+import { MailerService } from './mailer.service.js';
+import { SessionGuard } from './session.guard.js';
+import { SessionService } from './session.service.js';
+import { SignInLimiter } from './sign-in-limiter.js';
+
+@Global()
+@Module({
+  controllers: [AuthController],
+  providers: [MagicLinkService, MailerService, SessionService, SessionGuard, SignInLimiter],
+  exports: [SessionService, SessionGuard],
+})
+export class AuthModule {}

@@ -1,0 +1,16 @@
+import { Transform } from 'class-transformer';
+import { IsEmail, IsString, Length, MaxLength } from 'class-validator';
+
+export class RequestMagicLinkDto {
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
+  @IsString()
+  @MaxLength(254)
+  @IsEmail({}, { message: 'email must be a valid e-mail address' })
+  email!: string;
+}
+
+export class VerifyMagicLinkDto {
+  @IsString()
+  @Length(1, 200)
+  token!: string;
+}

@@ -1,0 +1,96 @@
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  UseGuards,
+} from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ReadYourWrites } from '../../projections/read-your-writes.js';
+import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
+import type { SessionUser } from '../auth/session.service.js';
+import { errorBody } from '../http/error-body.js';
+import { OrgAccessService } from '../organizations/org-access.service.js';
+import { CreateKeyCommand } from './commands/create-key.command.js';
+import { RenameKeyCommand } from './commands/rename-key.command.js';
+import { RevokeKeyCommand } from './commands/revoke-key.command.js';
+import { CreateKeyDto, RenameKeyDto } from './dto/key.dto.js';
+import { KEY_SCOPES } from './events/key.events.js';
+import { KeyCacheInvalidation } from './key-cache-invalidation.js';
+import { KeyViews } from './key.views.js';
+
+/**
+ * API keys of an organization. Session auth only; a caller who is not a member gets 404.
+ * POST answers with a key that authenticates at once; DELETE answers once every node refuses the key.
+ */
+@Controller('orgs/:org_id/api-keys')
+@UseGuards(SessionGuard)
+export class ApiKeysController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly access: OrgAccessService,
+    private readonly views: KeyViews,
+    private readonly readYourWrites: ReadYourWrites,
+    private readonly invalidation: KeyCacheInvalidation,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  async create(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string, @Body() body: CreateKeyDto) {
+    await this.access.requireMember(session.userId, orgId, ['owner', 'admin']);
+    const projectId = body.project_id ?? (await this.views.firstProject(orgId));
+    if (!projectId)
+      throw new BadRequestException(errorBody('project_id is required: the organization has no project yet'));
+    const created = await this.commands.execute(
+      new CreateKeyCommand(
+        orgId,
+        projectId,
+        body.name,
+        body.environment ?? 'live',
+        body.scopes ?? [...KEY_SCOPES],
+        body.depth_limit ?? null,
+        { type: 'user', id: session.userId },
+      ),
+    );
+    await this.readYourWrites.waitFor(created.position);
+    const view = await this.views.get(orgId, created.keyId);
+    return { ...view, key: created.plaintext };
+  }
+
+  @Get()
+  async list(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string) {
+    await this.access.requireMember(session.userId, orgId);
+    return { keys: await this.views.list(orgId) };
+  }
+
+  @Patch(':key_id')
+  async rename(
+    @CurrentSession() session: SessionUser,
+    @Param('org_id') orgId: string,
+    @Param('key_id') keyId: string,
+    @Body() body: RenameKeyDto,
+  ) {
+    await this.access.requireMember(session.userId, orgId, ['owner', 'admin']);
+    const { position } = await this.commands.execute(
+      new RenameKeyCommand(orgId, keyId, body.name, { type: 'user', id: session.userId }),
+    );
+    if (position) await this.readYourWrites.waitFor(position);
+    return this.views.get(orgId, keyId);
+  }
+
+  @Delete(':key_id')
+  async revoke(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string, @Param('key_id') keyId: string) {
+    await this.access.requireMember(session.userId, orgId, ['owner', 'admin']);
+    const { position, keyHash } = await this.commands.execute(
+      new RevokeKeyCommand(orgId, keyId, { type: 'user', id: session.userId }),
+    );
+    if (position) await this.readYourWrites.waitFor(position);
+    await this.invalidation.invalidate(keyHash);
+    return this.views.get(orgId, keyId);
+  }
+}

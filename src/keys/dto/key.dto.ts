@@ -1,0 +1,39 @@
+import { Transform } from 'class-transformer';
+import { ArrayUnique, IsArray, IsIn, IsOptional, IsString, IsUUID, Length } from 'class-validator';
+import { KEY_ENVIRONMENTS, KEY_SCOPES, type KeyEnvironment, type KeyScope } from '../events/key.events.js';
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+export class CreateKeyDto {
+  @Transform(trim)
+  @IsString()
+  @Length(1, 100)
+  name!: string;
+
+  /** Defaults to the organization's first project. */
+  @IsOptional()
+  @IsUUID('all', { message: 'project_id must be a project id (UUID)' })
+  project_id?: string;
+
+  @IsOptional()
+  @IsIn(KEY_ENVIRONMENTS, { message: `environment must be one of: ${KEY_ENVIRONMENTS.join(', ')}` })
+  environment?: KeyEnvironment;
+
+  /** Defaults to every scope. */
+  @IsOptional()
+  @IsArray()
+  @ArrayUnique()
+  @IsIn(KEY_SCOPES, { each: true, message: `scopes must contain only: ${KEY_SCOPES.join(', ')}` })
+  scopes?: KeyScope[];
+
+  @IsOptional()
+  @IsIn(['basic', null], { message: "depth_limit must be 'basic' or null" })
+  depth_limit?: 'basic' | null;
+}
+
+export class RenameKeyDto {
+  @Transform(trim)
+  @IsString()
+  @Length(1, 100)
+  name!: string;
+}

@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import type { Queryable } from '../database/database.js';
+import { Database } from '../database/database.js';
+
+/** A key as listings show it: never the plaintext, never the hash. */
+export interface KeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  environment: string;
+  project_id: string;
+  scopes: string[];
+  depth_limit: string | null;
+  status: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+interface KeyRow {
+  key_id: string;
+  name: string;
+  prefix: string;
+  environment: string;
+  project_id: string;
+  scopes: string[];
+  depth_limit: string | null;
+  status: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const COLUMNS =
+  'key_id, name, prefix, environment, project_id, scopes, depth_limit, status, created_at, last_used_at, revoked_at';
+
+const toView = (r: KeyRow): KeyView => ({
+  id: r.key_id,
+  name: r.name,
+  prefix: r.prefix,
+  environment: r.environment,
+  project_id: r.project_id,
+  scopes: r.scopes,
+  depth_limit: r.depth_limit,
+  status: r.status,
+  created_at: r.created_at.toISOString(),
+  last_used_at: r.last_used_at?.toISOString() ?? null,
+  revoked_at: r.revoked_at?.toISOString() ?? null,
+});
+
+@Injectable()
+export class KeyViews {
+  constructor(private readonly db: Database) {}
+
+  async list(orgId: string, db: Queryable = this.db): Promise<KeyView[]> {
+    const result = await db.query<KeyRow>(
+      `SELECT ${COLUMNS} FROM api_keys WHERE org_id = $1 ORDER BY created_at, key_id`,
+      [orgId],
+    );
+    return result.rows.map(toView);
+  }
+
+  async get(orgId: string, keyId: string): Promise<KeyView | undefined> {
+    const result = await this.db.query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE org_id = $1 AND key_id = $2`, [
+      orgId,
+      keyId,
+    ]);
+    return result.rows[0] && toView(result.rows[0]);
+  }
+
+  async firstProject(orgId: string): Promise<string | undefined> {
+    const result = await this.db.query<{ project_id: string }>(
+      'SELECT project_id FROM projects WHERE org_id = $1 ORDER BY created_at, project_id LIMIT 1',
+      [orgId],
+    );
+    return result.rows[0]?.project_id;
+  }
+}

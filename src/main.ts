@@ -1,0 +1,27 @@
+import 'reflect-metadata';
+import { createApp } from './app/create-app.js';
+import { ConfigError, loadConfig } from './config/app-config.js';
+import { DemoSeedService } from './demo/demo-seed.service.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const app = await createApp(config);
+  await app.listen(config.port, config.host);
+  const demoKey = await app.get(DemoSeedService).seedOnce();
+  if (demoKey) process.stdout.write(`demo api key: ${demoKey}\n`);
+  process.stdout.write(`listening on ${config.publicBaseUrl} (${config.mode} mode)\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`failed to start: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

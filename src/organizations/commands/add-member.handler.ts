@@ -1,0 +1,34 @@
+import { Inject, NotFoundException } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { toNewEvent } from '../../event-store/domain-event.js';
+import { EVENT_STORE, type EventStore, type Position } from '../../event-store/event-store.port.js';
+import { loadStreamState } from '../../event-store/stream-state.js';
+import { type MemberAdded, organizationStream } from '../events/organization.events.js';
+import { evolveOrganization, initialOrganization } from '../organization.state.js';
+import { AddMemberCommand } from './add-member.command.js';
+
+@CommandHandler(AddMemberCommand)
+export class AddMemberHandler implements ICommandHandler<
+  AddMemberCommand,
+  { userId: string; position: Position | null }
+> {
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+
+  async execute(command: AddMemberCommand): Promise<{ userId: string; position: Position | null }> {
+    const stream = organizationStream(command.orgId);
+    const { state, expectedRevision } = await loadStreamState(
+      this.store,
+      stream,
+      initialOrganization,
+      evolveOrganization,
+    );
+    if (!state.exists) throw new NotFoundException('organization not found');
+    if (state.members.get(command.user.userId) === command.role) return { userId: command.user.userId, position: null };
+    const event: MemberAdded = {
+      type: 'MemberAdded',
+      data: { org_id: command.orgId, user_id: command.user.userId, email: command.user.email, role: command.role },
+    };
+    const result = await this.store.appendToStream(stream, [toNewEvent(event, command.actor)], expectedRevision);
+    return { userId: command.user.userId, position: result.position };
+  }
+}

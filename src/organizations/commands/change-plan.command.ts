@@ -1,0 +1,15 @@
+import { Command } from '@nestjs/cqrs';
+import type { Actor } from '../../event-store/domain-event.js';
+import type { Position } from '../../event-store/event-store.port.js';
+import type { PlanLimits, PlanName } from '../plans.js';
+
+export class ChangePlanCommand extends Command<{ position: Position }> {
+  constructor(
+    readonly orgId: string,
+    readonly plan: PlanName,
+    readonly limits: PlanLimits,
+    readonly actor: Actor,
+  ) {
+    super();
+  }
+}

@@ -1,0 +1,27 @@
+import { Transform } from 'class-transformer';
+import { IsIn, IsOptional, IsString, Length } from 'class-validator';
+import { PLAN_NAMES, type PlanName } from '../plans.js';
+
+const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+export class CreateOrganizationDto {
+  @Transform(trim)
+  @IsString()
+  @Length(1, 100)
+  name!: string;
+
+  /** Self-service organizations start on the free plan; the operator CLI changes plans. */
+  @IsOptional()
+  @IsIn(['free'], { message: `plan must be 'free' (other plans: ${PLAN_NAMES.join(', ')}, set by an operator)` })
+  plan?: PlanName;
+}
+
+export class AddMemberDto {
+  @Transform(trim)
+  @IsString()
+  @Length(3, 254)
+  email!: string;
+
+  @IsIn(['admin', 'member'])
+  role!: 'admin' | 'member';
+}

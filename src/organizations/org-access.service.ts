@@ -1,0 +1,31 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { Database } from '../database/database.js';
+import { errorBody } from '../http/error-body.js';
+import type { MemberRole } from './events/organization.events.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** Scopes the control plane to the caller's organizations: anyone else's organization simply does not exist (404). */
+@Injectable()
+export class OrgAccessService {
+  constructor(private readonly db: Database) {}
+
+  async requireMember(userId: string, orgId: string, roles?: readonly MemberRole[]): Promise<MemberRole> {
+    if (!isUuid(orgId)) throw notFound();
+    const result = await this.db.query<{ role: MemberRole }>(
+      'SELECT role FROM org_members WHERE org_id = $1 AND user_id = $2',
+      [orgId, userId],
+    );
+    const role = result.rows[0]?.role;
+    if (!role || (roles && !roles.includes(role))) throw notFound();
+    return role;
+  }
+}
+
+function notFound(): NotFoundException {
+  return new NotFoundException(errorBody('organization not found'));
+}

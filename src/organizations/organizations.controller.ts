@@ -1,0 +1,76 @@
+import { Body, Controller, Get, HttpCode, NotFoundException, Param, Post, UseGuards } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ReadYourWrites } from '../../projections/read-your-writes.js';
+import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
+import type { SessionUser } from '../auth/session.service.js';
+import { errorBody } from '../http/error-body.js';
+import { RegisterUserCommand } from '../users/commands/register-user.command.js';
+import { AddMemberCommand } from './commands/add-member.command.js';
+import { CreateOrganizationCommand } from './commands/create-organization.command.js';
+import { AddMemberDto, CreateOrganizationDto } from './dto/create-organization.dto.js';
+import { OrgAccessService } from './org-access.service.js';
+import { OrganizationViews } from './organization.views.js';
+import { planLimits } from './plans.js';
+
+@Controller('orgs')
+@UseGuards(SessionGuard)
+export class OrganizationsController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly views: OrganizationViews,
+    private readonly access: OrgAccessService,
+    private readonly readYourWrites: ReadYourWrites,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  async create(@CurrentSession() session: SessionUser, @Body() body: CreateOrganizationDto) {
+    const plan = body.plan ?? 'free';
+    const { orgId, position } = await this.commands.execute(
+      new CreateOrganizationCommand(
+        body.name,
+        plan,
+        planLimits(plan),
+        { userId: session.userId, email: session.email },
+        {
+          type: 'user',
+          id: session.userId,
+        },
+      ),
+    );
+    await this.readYourWrites.waitFor(position);
+    return this.views.getFor(session.userId, orgId);
+  }
+
+  @Get()
+  async list(@CurrentSession() session: SessionUser) {
+    return { organizations: await this.views.listFor(session.userId) };
+  }
+
+  @Get(':org_id')
+  async get(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string) {
+    await this.access.requireMember(session.userId, orgId);
+    const view = await this.views.getFor(session.userId, orgId);
+    if (!view) throw new NotFoundException(errorBody('organization not found'));
+    return view;
+  }
+
+  @Get(':org_id/members')
+  async members(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string) {
+    await this.access.requireMember(session.userId, orgId);
+    return { members: await this.views.members(orgId) };
+  }
+
+  @Post(':org_id/members')
+  @HttpCode(201)
+  async addMember(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string, @Body() body: AddMemberDto) {
+    await this.access.requireMember(session.userId, orgId, ['owner', 'admin']);
+    const actor = { type: 'user', id: session.userId } as const;
+    const user = await this.commands.execute(new RegisterUserCommand(body.email, actor));
+    const added = await this.commands.execute(
+      new AddMemberCommand(orgId, { userId: user.userId, email: user.email }, body.role, actor),
+    );
+    if (added.position) await this.readYourWrites.waitFor(added.position);
+    return { user_id: user.userId, email: user.email, role: body.role };
+  }
+}

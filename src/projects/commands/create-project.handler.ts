@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, NotFoundException } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { toNewEvent } from '../../event-store/domain-event.js';
+import { EVENT_STORE, type EventStore, type Position } from '../../event-store/event-store.port.js';
+import { loadStreamState } from '../../event-store/stream-state.js';
+import { errorBody } from '../../http/error-body.js';
+import { organizationStream } from '../../organizations/events/organization.events.js';
+import { evolveOrganization, initialOrganization } from '../../organizations/organization.state.js';
+import { type ProjectCreated, projectStream } from '../events/project.events.js';
+import { CreateProjectCommand } from './create-project.command.js';
+
+@CommandHandler(CreateProjectCommand)
+export class CreateProjectHandler implements ICommandHandler<
+  CreateProjectCommand,
+  { projectId: string; position: Position }
+> {
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+
+  async execute(command: CreateProjectCommand): Promise<{ projectId: string; position: Position }> {
+    const org = await loadStreamState(
+      this.store,
+      organizationStream(command.orgId),
+      initialOrganization,
+      evolveOrganization,
+    );
+    if (!org.state.exists) throw new NotFoundException(errorBody('organization not found'));
+    const projectId = randomUUID();
+    const event: ProjectCreated = {
+      type: 'ProjectCreated',
+      data: { project_id: projectId, org_id: command.orgId, name: command.name },
+    };
+    const result = await this.store.appendToStream(
+      projectStream(projectId),
+      [toNewEvent(event, command.actor)],
+      'no_stream',
+    );
+    return { projectId, position: result.position };
+  }
+}

@@ -1,0 +1,5 @@
+import type { DomainEvent } from '../../event-store/domain-event.js';
+
+export const projectStream = (projectId: string) => `project-${projectId}`;
+
+export type ProjectCreated = DomainEvent<'ProjectCreated', { project_id: string; org_id: string; name: string }>;

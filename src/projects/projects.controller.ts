@@ -1,0 +1,55 @@
+import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ReadYourWrites } from '../../projections/read-your-writes.js';
+import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
+import type { SessionUser } from '../auth/session.service.js';
+import { Database } from '../database/database.js';
+import { OrgAccessService } from '../organizations/org-access.service.js';
+import { CreateProjectCommand } from './commands/create-project.command.js';
+import { CreateProjectDto } from './dto/create-project.dto.js';
+
+interface ProjectRow {
+  project_id: string;
+  org_id: string;
+  name: string;
+  created_at: Date;
+}
+const toView = (r: ProjectRow) => ({
+  id: r.project_id,
+  org_id: r.org_id,
+  name: r.name,
+  created_at: r.created_at.toISOString(),
+});
+
+@Controller('orgs/:org_id/projects')
+@UseGuards(SessionGuard)
+export class ProjectsController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly access: OrgAccessService,
+    private readonly db: Database,
+    private readonly readYourWrites: ReadYourWrites,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  async create(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string, @Body() body: CreateProjectDto) {
+    await this.access.requireMember(session.userId, orgId, ['owner', 'admin']);
+    const { projectId, position } = await this.commands.execute(
+      new CreateProjectCommand(orgId, body.name, { type: 'user', id: session.userId }),
+    );
+    await this.readYourWrites.waitFor(position);
+    const result = await this.db.query<ProjectRow>('SELECT * FROM projects WHERE project_id = $1', [projectId]);
+    return toView(result.rows[0]!);
+  }
+
+  @Get()
+  async list(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string) {
+    await this.access.requireMember(session.userId, orgId);
+    const result = await this.db.query<ProjectRow>(
+      'SELECT * FROM projects WHERE org_id = $1 ORDER BY created_at, project_id',
+      [orgId],
+    );
+    return { projects: result.rows.map(toView) };
+  }
+}
