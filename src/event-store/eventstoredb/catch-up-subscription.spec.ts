@@ -72,7 +72,7 @@ async function isPending(promise: Promise<unknown>): Promise<boolean> {
 }
 
 describe('CatchUpSubscription', () => {
-  test('buffered records come in batches of at most batchSize, without the record at `from` or system events', async () => {
+  test('buffered records come in batches of at most batchSize, minus the record at `from` and system events', async () => {
     const { subscription: sub, source } = subscription(p(100n), p(500n), 2);
     source.deliver(at(100n), at(150n, '$stats-node', '$statsCollected'), at(200n), at(300n), at(400n), at(500n));
     const iterator = sub[Symbol.asyncIterator]();

@@ -28,10 +28,10 @@ import { type AllRecord, lastUserPositionBefore, toReadPosition, userEventsAfter
 import { translateAppendError } from './append-error.js';
 import { CatchUpSubscription } from './catch-up-subscription.js';
 import { toActualRevision, toEsdbExpectedRevision } from './expected-revision.js';
-import { UNKNOWN_POSITION, toPosition, toRecordedEvent } from './to-recorded-event.js';
+import { UNKNOWN_POSITION, isKnownPosition, toPosition, toRecordedEvent } from './to-recorded-event.js';
 
 const DEFAULT_BATCH_SIZE = 500;
-/** $all is filtered here, not on the server (the client's readAll has no filter), so pages may be mostly system events. */
+/** $all is filtered here, not on the server (the client's readAll takes no filter): pages may be mostly system events. */
 const MIN_ALL_PAGE_SIZE = 100;
 
 export class EventStoreDbEventStore implements EventStore {
@@ -145,12 +145,13 @@ export class EventStoreDbEventStore implements EventStore {
   }
 
   /**
-   * Servers before 22.6 (and any server answering an idempotent re-append) return no position: the position is
-   * then that of the event now at `revision`, which is the last event of the batch.
+   * Some server versions answer an idempotent re-append without a position. It is then that of the event now at
+   * `revision` (the batch's last event); where stream reads carry no positions either (before 22.6), the head,
+   * which is at or after it.
    */
   private async positionOfRevision(stream: string, revision: bigint): Promise<Position> {
     const [event] = await this.readStream(stream, { fromRevision: revision, maxCount: 1 });
-    if (event && event.position !== UNKNOWN_POSITION) return event.position;
+    if (event && isKnownPosition(event.position)) return event.position;
     const head = await this.headPosition();
     return head === START ? UNKNOWN_POSITION : head;
   }

@@ -1,5 +1,5 @@
 import type { EsdbRecord } from './to-recorded-event.js';
-import { UNKNOWN_POSITION, UnrepresentableEventError, toRecordedEvent } from './to-recorded-event.js';
+import { UNKNOWN_POSITION, UnrepresentableEventError, isKnownPosition, toRecordedEvent } from './to-recorded-event.js';
 
 const created = new Date('2024-05-01T10:00:00Z');
 
@@ -31,10 +31,15 @@ describe('toRecordedEvent', () => {
     });
   });
 
-  test('an event without a position (stream read on a server before 22.6) gets the unknown position', () => {
+  test('an event without a position gets the unknown position', () => {
     const { position: _omitted, ...withoutPosition } = record();
     expect(toRecordedEvent(withoutPosition).position).toEqual(UNKNOWN_POSITION);
     expect(UNKNOWN_POSITION).toEqual({ commit: -1n, prepare: -1n });
+  });
+
+  test('the position servers before 22.6 send on stream reads (ulong.MaxValue) is the unknown position', () => {
+    const max = 18446744073709551615n;
+    expect(toRecordedEvent(record({ position: { commit: max, prepare: max } })).position).toEqual(UNKNOWN_POSITION);
   });
 
   test('absent metadata reads as an empty object', () => {
@@ -60,5 +65,15 @@ describe('toRecordedEvent', () => {
 
   test('metadata that is not a JSON object cannot be represented', () => {
     expect(() => toRecordedEvent(record({ metadata: 'text' }))).toThrow(/metadata is not a JSON object/);
+  });
+});
+
+describe('isKnownPosition', () => {
+  test('real positions are known; absent, unknown and the server placeholder are not', () => {
+    expect(isKnownPosition({ commit: 0n, prepare: 0n })).toBe(true);
+    expect(isKnownPosition({ commit: 1200n, prepare: 1100n })).toBe(true);
+    expect(isKnownPosition(undefined)).toBe(false);
+    expect(isKnownPosition(UNKNOWN_POSITION)).toBe(false);
+    expect(isKnownPosition({ commit: 2n ** 64n - 1n, prepare: 2n ** 64n - 1n })).toBe(false);
   });
 });

@@ -18,6 +18,18 @@ export interface EsdbRecord {
  */
 export const UNKNOWN_POSITION: Position = Object.freeze({ commit: -1n, prepare: -1n });
 
+/** What those servers send instead of a position: ulong.MaxValue for both parts. */
+const SERVER_NO_POSITION = 2n ** 64n - 1n;
+
+export function isKnownPosition(position: Position | undefined): position is Position {
+  return (
+    position !== undefined &&
+    position.commit >= 0n &&
+    position.commit !== SERVER_NO_POSITION &&
+    position.prepare !== SERVER_NO_POSITION
+  );
+}
+
 export class UnrepresentableEventError extends Error {
   constructor(record: EsdbRecord, part: 'data' | 'metadata') {
     super(`event ${record.id} (${record.type}) in stream ${record.streamId}: ${part} is not a JSON object`);
@@ -34,7 +46,7 @@ export function toRecordedEvent(record: EsdbRecord): RecordedEvent {
     id: record.id,
     streamId: record.streamId,
     revision: record.revision,
-    position: toPosition(record.position ?? UNKNOWN_POSITION),
+    position: isKnownPosition(record.position) ? toPosition(record.position) : UNKNOWN_POSITION,
     type: record.type,
     data,
     metadata,
@@ -50,7 +62,7 @@ function isAbsent(payload: unknown): boolean {
   return payload === undefined || payload === null || (payload instanceof Uint8Array && payload.length === 0);
 }
 
-/** JSON events arrive parsed; a binary payload (another writer's content type) is accepted if it holds a JSON object. */
+/** JSON events arrive parsed; a binary payload (another writer's content type) must hold a JSON object. */
 function toJsonObject(payload: unknown): Record<string, unknown> | undefined {
   if (payload instanceof Uint8Array) return toJsonObject(parseJson(Buffer.from(payload).toString('utf8')));
   return isJsonObject(payload) ? payload : undefined;

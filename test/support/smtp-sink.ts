@@ -1,0 +1,76 @@
+import { type ParsedMail, simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+/** A real SMTP server on 127.0.0.1 that keeps every delivered message, parsed. */
+export class SmtpSink {
+  readonly messages: ParsedMail[] = [];
+  private waiters: (() => void)[] = [];
+
+  private constructor(
+    private readonly server: SMTPServer,
+    readonly port: number,
+  ) {}
+
+  static async start(): Promise<SmtpSink> {
+    let sink: SmtpSink | undefined;
+    const server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      logger: false,
+      onData(stream, _session, callback) {
+        simpleParser(stream)
+          .then((mail) => {
+            sink?.messages.push(mail);
+            for (const wake of sink?.waiters.splice(0) ?? []) wake();
+            callback();
+          })
+          .catch(callback);
+      },
+    });
+    const port = await new Promise<number>((resolve, reject) => {
+      server.on('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        const address = server.server.address();
+        resolve(typeof address === 'object' && address ? address.port : 0);
+      });
+    });
+    sink = new SmtpSink(server, port);
+    return sink;
+  }
+
+  get url(): string {
+    return `smtp://127.0.0.1:${this.port}`;
+  }
+
+  async waitForMail(to: string, timeoutMs = 10_000): Promise<ParsedMail> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = [...this.messages].reverse().find((m) => addressesOf(m).includes(to.toLowerCase()));
+      if (found) return found;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no mail to ${to} within ${timeoutMs} ms`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+function addressesOf(mail: ParsedMail): string[] {
+  const to = Array.isArray(mail.to) ? mail.to : mail.to ? [mail.to] : [];
+  return to.flatMap((t) => t.value.map((v) => (v.address ?? '').toLowerCase()));
+}
+
+export function signInTokenFrom(mail: ParsedMail): string {
+  const match = /sign-in\?token=([0-9A-Za-z]+)/.exec(mail.text ?? '');
+  if (!match?.[1]) throw new Error('no sign-in link in the mail');
+  return match[1];
+}
