@@ -67,6 +67,46 @@ export class ProjectionRunner {
     return stored;
   }
 
+  /**
+   * One catch-up pass for a process that does not run the projector (the operator CLI): applies batches from the
+   * checkpoint until the store returns no more events, under the same advisory lock as the leader. When another
+   * process holds the lock (a running server's projector), nothing is applied and `ran` is false: it will project.
+   */
+  async catchUp(): Promise<CatchUpResult> {
+    if (this.leaderClient) return { ran: false, events: 0, position: await this.checkpoint() };
+    const client = await this.db.pool.connect();
+    try {
+      const result = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [
+        this.lockName(),
+      ]);
+      if (!result.rows[0]?.locked) return { ran: false, events: 0, position: await this.checkpoint() };
+      try {
+        let position = await loadCheckpoint(this.db, this.options.checkpointName);
+        let events = 0;
+        for (;;) {
+          const page = await this.store.readAll({ from: position, maxCount: this.options.batchSize ?? 500 });
+          if (page.length === 0) break;
+          position = await applyBatch(
+            client,
+            this.db.schema,
+            this.options.checkpointName,
+            this.options.projectors,
+            page,
+          );
+          events += page.length;
+          this.lastKnown = position;
+          this.options.onBatch?.(page.length, position);
+          this.progress.emit('advanced');
+        }
+        return { ran: true, events, position };
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [this.lockName()]).catch(() => {});
+      }
+    } finally {
+      client.release();
+    }
+  }
+
   /** Resolves once the read models include `position` (read-your-writes); rejects after `timeoutMs`. */
   async waitFor(position: Position, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
@@ -148,6 +188,15 @@ export class ProjectionRunner {
       await subscription.close().catch(() => {});
     }
   }
+}
+
+export interface CatchUpResult {
+  /** False when another process leads the projection (nothing was applied here). */
+  readonly ran: boolean;
+  /** Events read and applied by this pass. */
+  readonly events: number;
+  /** The checkpoint after the pass. */
+  readonly position: From;
 }
 
 export class ProjectionTimeoutError extends Error {

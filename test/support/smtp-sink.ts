@@ -3,16 +3,16 @@ import { SMTPServer } from 'smtp-server';
 
 /** A real SMTP server on 127.0.0.1 that keeps every delivered message, parsed. */
 export class SmtpSink {
-  readonly messages: ParsedMail[] = [];
-  private waiters: (() => void)[] = [];
-
   private constructor(
     private readonly server: SMTPServer,
     readonly port: number,
+    readonly messages: ParsedMail[],
+    private readonly waiters: (() => void)[],
   ) {}
 
   static async start(): Promise<SmtpSink> {
-    let sink: SmtpSink | undefined;
+    const messages: ParsedMail[] = [];
+    const waiters: (() => void)[] = [];
     const server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS', 'AUTH'],
@@ -20,8 +20,8 @@ export class SmtpSink {
       onData(stream, _session, callback) {
         simpleParser(stream)
           .then((mail) => {
-            sink?.messages.push(mail);
-            for (const wake of sink?.waiters.splice(0) ?? []) wake();
+            messages.push(mail);
+            for (const wake of waiters.splice(0)) wake();
             callback();
           })
           .catch(callback);
@@ -34,8 +34,7 @@ export class SmtpSink {
         resolve(typeof address === 'object' && address ? address.port : 0);
       });
     });
-    sink = new SmtpSink(server, port);
-    return sink;
+    return new SmtpSink(server, port, messages, waiters);
   }
 
   get url(): string {
