@@ -51,6 +51,7 @@ export class ProjectionRunner {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.progress.emit('stopping');
     this.progress.emit('advanced');
     await this.closeSubscription?.();
     await this.running?.catch(() => {});
@@ -125,6 +126,19 @@ export class ProjectionRunner {
     }
   }
 
+  /** Waits `ms`, or less when stop() is called. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.progress.off('stopping', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.progress.once('stopping', done);
+    });
+  }
+
   private lockName(): string {
     return `projection:${this.db.schema}:${this.options.checkpointName}`;
   }
@@ -133,13 +147,13 @@ export class ProjectionRunner {
     while (!this.stopped) {
       try {
         if (!(await this.becomeLeader())) {
-          await sleep(this.options.leaderRetryMs ?? 2000);
+          await this.pause(this.options.leaderRetryMs ?? 2000);
           continue;
         }
         await this.follow();
       } catch (error) {
         this.options.onError?.(error);
-        await sleep(500);
+        await this.pause(500);
       }
     }
   }
@@ -206,4 +220,3 @@ export class ProjectionTimeoutError extends Error {
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -92,7 +92,9 @@ describe('PostgreSQL store under concurrent appends', () => {
         }
       }),
     );
-    await Promise.race([consuming, new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 20_000))]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([consuming, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), 20_000)))]);
+    clearTimeout(timer);
     await subscription.close();
 
     expect(received).toHaveLength(writers * perWriter);
