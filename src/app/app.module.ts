@@ -8,8 +8,10 @@ import { ConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { DemoSeedService } from '../demo/demo-seed.service.js';
 import { EventStoreModule } from '../event-store/event-store.module.js';
+import { HealthModule } from '../health/health.module.js';
 import { AllExceptionsFilter } from '../http/all-exceptions.filter.js';
 import { KeysModule } from '../keys/keys.module.js';
+import { ObservabilityModule } from '../observability/observability.module.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { RedisModule } from '../redis/redis.module.js';
@@ -23,6 +25,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         CqrsModule.forRoot(),
+        ObservabilityModule,
         DatabaseModule,
         RedisModule,
         EventStoreModule,
@@ -32,6 +35,7 @@ export class AppModule {
         OrganizationsModule,
         ProjectsModule,
         KeysModule,
+        HealthModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }, DemoSeedService],
     };

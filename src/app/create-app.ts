@@ -1,14 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { DestinationStream } from 'pino';
 import type { AppConfig } from '../config/app-config.js';
 import { createValidationPipe } from '../http/validation.pipe.js';
+import { PinoNestLogger, createLogger } from '../observability/logger.js';
+import { Metrics } from '../observability/metrics.js';
+import { installRequestObservability } from '../observability/request-hooks.js';
 import { AppModule } from './app.module.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+export interface CreateAppOptions {
+  /** Where the JSON log lines go (stdout by default); tests pass a stream that captures them. */
+  readonly logDestination?: DestinationStream;
+}
+
 /** Builds the application (not yet listening): used by main.ts, the CLI and the end-to-end tests. */
-export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
+  const logger = createLogger({ level: config.logLevel, destination: options.logDestination });
+  const nestLogger = new PinoNestLogger(logger);
   const adapter = new FastifyAdapter({
     routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true },
     bodyLimit: 1024 * 1024,
@@ -20,14 +31,14 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
-    logger: config.logLevel === 'silent' ? false : ['error', 'warn', 'log'],
+    logger: nestLogger,
+    bufferLogs: true,
   });
+  app.useLogger(nestLogger);
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   const fastify = app.getHttpAdapter().getInstance();
-  fastify.addHook('onRequest', async (request, reply) => {
-    void reply.header('x-request-id', request.id);
-  });
+  installRequestObservability(fastify, logger, app.get(Metrics, { strict: false }));
   await app.init();
   return app;
 }

@@ -1,6 +1,8 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Database } from '../database/database.js';
+import { Metrics } from '../observability/metrics.js';
+import { TimedEventStore } from '../observability/timed-event-store.js';
 import { EVENT_STORE, type EventStore } from './event-store.port.js';
 import { EventStoreDbEventStore } from './eventstoredb/eventstoredb-event-store.js';
 import { PostgresEventStore } from './postgres/postgres-event-store.js';
@@ -11,11 +13,14 @@ import { PostgresEventStore } from './postgres/postgres-event-store.js';
   providers: [
     {
       provide: EVENT_STORE,
-      inject: [APP_CONFIG, Database],
-      useFactory: async (config: AppConfig, db: Database): Promise<EventStore> =>
-        config.eventStoreUrl
+      inject: [APP_CONFIG, Database, { token: Metrics, optional: true }],
+      useFactory: async (config: AppConfig, db: Database, metrics?: Metrics): Promise<EventStore> => {
+        const store = config.eventStoreUrl
           ? EventStoreDbEventStore.fromConnectionString(config.eventStoreUrl)
-          : PostgresEventStore.create(db, { listen: config.mode === 'services' }),
+          : await PostgresEventStore.create(db, { listen: config.mode === 'services' });
+        // Appends are timed (event_store_append_duration_seconds) when the observability module is loaded.
+        return metrics ? new TimedEventStore(store, metrics.eventStoreAppendDuration) : store;
+      },
     },
   ],
   exports: [EVENT_STORE],
