@@ -219,4 +219,3 @@ export class ProjectionTimeoutError extends Error {
     this.name = 'ProjectionTimeoutError';
   }
 }
-
