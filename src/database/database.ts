@@ -14,11 +14,13 @@ export class Database {
   ) {}
 
   static connect(connectionString: string, schema: string, poolSize: number): Database {
-    const pool = new pg.Pool({ connectionString, max: poolSize, idleTimeoutMillis: 30_000 });
-    if (schema !== 'public') {
-      // Queued before any other query of the new connection, so every statement sees the schema.
-      pool.on('connect', (client) => void client.query(`SET search_path TO ${quoteIdent(schema)}`).catch(() => {}));
-    }
+    const pool = new pg.Pool({
+      connectionString,
+      max: poolSize,
+      idleTimeoutMillis: 30_000,
+      // A startup parameter, so every statement of every connection sees the schema from its first query on.
+      ...(schema !== 'public' ? { options: `-c search_path=${quoteIdent(schema)}` } : {}),
+    });
     pool.on('error', () => {
       // An idle client lost its connection; the pool replaces it on the next checkout.
     });

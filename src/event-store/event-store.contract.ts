@@ -129,7 +129,10 @@ export function describeEventStoreContract(name: string, create: () => Promise<C
       const a = await store.appendToStream(s1, [event('A1')], 'no_stream');
       await store.appendToStream(s2, [event('B1')], 'no_stream');
       await store.appendToStream(s1, [event('A2')], 0n);
-      const events = await readAllAfter(store, a.position);
+      const events = await eventually(
+        () => readAllAfter(store, a.position),
+        (all) => all.filter((e) => e.streamId === s1 || e.streamId === s2).length >= 2,
+      );
       const ours = events.filter((e) => e.streamId === s1 || e.streamId === s2);
       expect(ours.map((e) => e.type)).toEqual(['B1', 'A2']);
       for (let i = 1; i < events.length; i++) {
@@ -142,7 +145,10 @@ export function describeEventStoreContract(name: string, create: () => Promise<C
     test('head position is the last readable event', async () => {
       const s = stream('head');
       const result = await store.appendToStream(s, [event('H')], 'no_stream');
-      const head = await store.headPosition();
+      const head = await eventually(
+        () => store.headPosition(),
+        (h) => h !== START && comparePositions(h, result.position) >= 0,
+      );
       expect(head).not.toBe(START);
       if (head !== START) expect(comparePositions(head, result.position)).toBeGreaterThanOrEqual(0);
     });
@@ -185,6 +191,19 @@ async function readAllAfter(
     all.push(...page);
     if (page.length < 200) return all;
     position = page[page.length - 1]!.position;
+  }
+}
+
+/**
+ * Reads until `done` holds. Stores may make an append visible to readers a little later than the append returns
+ * (the PostgreSQL store holds back events behind any still-running transaction on the server).
+ */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
