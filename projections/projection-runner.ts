@@ -1,7 +1,14 @@
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 import type { Database } from '../src/database/database.js';
-import { type EventStore, type From, type Position, START, isAtOrAfter } from '../src/event-store/event-store.port.js';
+import {
+  type EventStore,
+  type From,
+  type Position,
+  type RecordedEvent,
+  START,
+  isAtOrAfter,
+} from '../src/event-store/event-store.port.js';
 import { applyBatch } from './apply-batch.js';
 import { loadCheckpoint } from './checkpoint-store.js';
 import type { Projector } from './projector.js';
@@ -28,6 +35,7 @@ export class ProjectionRunner {
   private closeSubscription: (() => Promise<void>) | undefined;
   private lastKnown: From = START;
   private caughtUpOnce = false;
+  private readonly eventListeners: ((events: readonly RecordedEvent[]) => void)[] = [];
 
   constructor(
     private readonly db: Database,
@@ -35,6 +43,14 @@ export class ProjectionRunner {
     private readonly options: ProjectionRunnerOptions,
   ) {
     this.progress.setMaxListeners(0);
+  }
+
+  /**
+   * Called with every batch this node's subscription delivers once it is projected (also events another process
+   * had already applied), so in-process caches can follow the events without a message bus.
+   */
+  onEvents(listener: (events: readonly RecordedEvent[]) => void): void {
+    this.eventListeners.push(listener);
   }
 
   get isLeader(): boolean {
@@ -193,6 +209,7 @@ export class ProjectionRunner {
             client.release();
           }
           this.options.onBatch?.(batch.events.length, this.lastKnown);
+          for (const listener of this.eventListeners) listener(batch.events);
         }
         if (batch.caughtUp) this.caughtUpOnce = true;
         this.progress.emit('advanced');

@@ -1,3 +1,7 @@
+import { ProjectionRunner } from '../projections/projection-runner.js';
+import { toNewEvent } from '../src/event-store/domain-event.js';
+import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
+import { type KeyRevoked, keyStream } from '../src/keys/events/key.events.js';
 import { KeyLookupService } from '../src/keys/key-lookup.service.js';
 import { SmtpSink } from './support/smtp-sink.js';
 import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
@@ -47,12 +51,43 @@ describe('two nodes sharing PostgreSQL and Redis', () => {
   });
 
   test('only one node runs the projector, and both read what it projected', async () => {
-    const { ProjectionRunner } = await import('../projections/projection-runner.js');
     const leaders = [nodeA, nodeB].filter((node) => node.app.get(ProjectionRunner).isLeader);
     expect(leaders).toHaveLength(1);
     const { session, orgId } = await setUpOrganization(nodeA, smtp, 'reads@nodes.test');
     const viaB = await call(nodeB.url, 'GET', `/orgs/${orgId}`, { token: session });
     expect(viaB.status).toBe(200);
     expect(viaB.body.plan).toBe('free');
+  });
+});
+
+describe('one node without Redis', () => {
+  let smtp: SmtpSink;
+  let node: TestApp;
+
+  beforeAll(async () => {
+    smtp = await SmtpSink.start();
+    node = await startTestApp({ redis: false, env: { SMTP_URL: smtp.url } });
+  });
+  afterAll(async () => {
+    await node.close();
+    await smtp.stop();
+    await dropSchema(node.schema);
+  });
+
+  test('a revocation appended by another process (the operator CLI) evicts the cached key through the projector', async () => {
+    const { session, orgId } = await setUpOrganization(node, smtp, 'cli@nodes.test');
+    const created = await call(node.url, 'POST', `/orgs/${orgId}/api-keys`, {
+      token: session,
+      body: { name: 'cli-revoked' },
+    });
+    const lookup = node.app.get(KeyLookupService);
+    expect((await lookup.lookup(created.body.key))?.status).toBe('active');
+
+    const revoked: KeyRevoked = { type: 'KeyRevoked', data: { key_id: created.body.id, org_id: orgId } };
+    const appended = await node.app
+      .get<EventStore>(EVENT_STORE)
+      .appendToStream(keyStream(created.body.id), [toNewEvent(revoked, { type: 'operator', id: 'test' })], 0n);
+    await node.app.get(ProjectionRunner).waitFor(appended.position, 10_000);
+    expect((await lookup.lookup(created.body.key))?.status).toBe('revoked');
   });
 });

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
+import { ProjectionRunner } from '../../projections/projection-runner.js';
 import { Database } from '../database/database.js';
 import { hashApiKey, parseApiKey } from './api-key-secret.js';
-import type { KeyEnvironment, KeyScope } from './events/key.events.js';
+import type { KeyEnvironment, KeyRevoked, KeyScope } from './events/key.events.js';
 import { KeyCacheInvalidation } from './key-cache-invalidation.js';
 import type { KeyRecord } from './key-record.js';
 
@@ -20,8 +21,14 @@ export class KeyLookupService {
   constructor(
     private readonly db: Database,
     invalidation: KeyCacheInvalidation,
+    projections: ProjectionRunner,
   ) {
     invalidation.onEvict((hash) => this.cache.delete(hash));
+    // A revocation made by another process (the operator CLI) reaches this node through its projector.
+    projections.onEvents((events) => {
+      for (const event of events)
+        if (event.type === 'KeyRevoked') this.evictKeyId((event.data as KeyRevoked['data']).key_id);
+    });
   }
 
   async lookup(plaintext: string): Promise<KeyRecord | null> {
@@ -32,6 +39,12 @@ export class KeyLookupService {
     const record = await this.load(hash);
     this.cache.set(hash, record ?? NOT_FOUND);
     return record;
+  }
+
+  private evictKeyId(keyId: string): void {
+    for (const [hash, record] of this.cache.entries()) {
+      if (record !== NOT_FOUND && record.keyId === keyId) this.cache.delete(hash);
+    }
   }
 
   private async load(hash: string): Promise<KeyRecord | null> {
