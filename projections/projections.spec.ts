@@ -56,7 +56,15 @@ describe('read-model projections', () => {
         request_id: randomUUID(),
         idempotency_key: null,
         billing_month: at.slice(0, 7),
-        counts: {},
+        counts: operation === 'extract' ? { successful_urls: 1 } : {},
+        channel: 'rest',
+        pricing:
+          operation === 'extract'
+            ? {
+                items: [{ item: 'extract:basic', credits }],
+                units: { price_class: 'extract:basic', count: 1, units_per_block: 5, credits_per_block: 1 },
+              }
+            : { items: [{ item: `${operation}:basic`, credits }], units: null },
       },
     };
     return toNewEvent(event, { type: 'api_key', id: keyId }, { occurredAt: new Date(at) });

@@ -262,6 +262,8 @@ describe('operator CLI', () => {
         idempotency_key: null,
         billing_month: '2026-11',
         counts: { results: 5 },
+        channel: 'rest',
+        pricing: { items: [{ item: 'search:advanced', credits: 2 }], units: null },
       },
     };
     await store.appendToStream(

@@ -7,7 +7,7 @@ import type { Projector } from '../projector.js';
 /** Monthly totals per organization (what quotas and usage headers read), and daily rows per project, key and operation. */
 export const usageProjector: Projector = {
   name: 'usage',
-  tables: ['monthly_totals', 'usage_daily'],
+  tables: ['monthly_totals', 'usage_daily', 'monthly_units'],
   eventTypes: ['CreditsCharged'],
   async apply(tx: Queryable, event: RecordedEvent) {
     const d = event.data as unknown as CreditsCharged['data'];
@@ -25,5 +25,17 @@ export const usageProjector: Projector = {
        DO UPDATE SET credits = usage_daily.credits + EXCLUDED.credits, requests = usage_daily.requests + 1`,
       [d.org_id, day, d.billing_month, d.project_id, d.key_id, d.operation, d.key_environment, d.credits],
     );
+    const units = d.pricing?.units;
+    if (units) {
+      const unitCredits = d.pricing.items
+        .filter((i) => i.item === units.price_class)
+        .reduce((sum, i) => sum + i.credits, 0);
+      await tx.query(
+        `INSERT INTO monthly_units (org_id, month, environment, price_class, units, credits) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (org_id, month, environment, price_class)
+         DO UPDATE SET units = monthly_units.units + EXCLUDED.units, credits = monthly_units.credits + EXCLUDED.credits`,
+        [d.org_id, d.billing_month, d.key_environment, units.price_class, units.count, unitCredits],
+      );
+    }
   },
 };

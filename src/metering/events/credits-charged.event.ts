@@ -3,7 +3,24 @@ import type { KeyEnvironment } from '../../keys/events/key.events.js';
 
 export const chargesStream = (orgId: string, billingMonth: string) => `charges-${orgId}-${billingMonth}`;
 
-export type MeteredOperation = 'search' | 'vertical' | 'extract' | 'map' | 'crawl' | 'mcp';
+export type MeteredOperation = 'search' | 'vertical' | 'extract' | 'map' | 'crawl';
+
+/** One line of a call's price, e.g. `{ item: 'search:advanced', credits: 2 }` or `{ item: 'answer:basic', credits: 1 }`. */
+export interface PriceItem {
+  readonly item: string;
+  readonly credits: number;
+}
+
+/**
+ * Priced by volume: `count` units (successful URLs, extracted pages, mapped pages) added to the organization's running
+ * count of `price_class` for the month; every `units_per_block`-th unit costs `credits_per_block`.
+ */
+export interface UnitCharge {
+  readonly price_class: string;
+  readonly count: number;
+  readonly units_per_block: number;
+  readonly credits_per_block: number;
+}
 
 /** One billed data-plane call. Appended by the metering pipeline; projected into the monthly totals. */
 export type CreditsCharged = DomainEvent<
@@ -15,6 +32,8 @@ export type CreditsCharged = DomainEvent<
     key_id: string;
     key_environment: KeyEnvironment;
     operation: MeteredOperation;
+    /** How the call arrived: a REST route or an MCP tool call. */
+    channel: 'rest' | 'mcp';
     /** e.g. 'basic' | 'advanced' for search and extract, the vertical's name for vertical search. */
     depth: string | null;
     credits: number;
@@ -24,5 +43,6 @@ export type CreditsCharged = DomainEvent<
     billing_month: string;
     /** The counts that priced the call. */
     counts: { successful_urls?: number; failed_urls?: number; pages?: number; results?: number };
+    pricing: { items: PriceItem[]; units: UnitCharge | null };
   }
 >;

@@ -1,0 +1,15 @@
+/**
+ * Names of the hot-path counters (Redis keys, or the in-process map's keys in embedded mode).
+ * quota: live credits used by an organization in a month, including reservations of calls still running.
+ * units: the running count of volume-priced units of a price class (see UnitCharge).
+ */
+export const counterKeys = {
+  quota: (prefix: string, orgId: string, month: string) => `${prefix}quota:${orgId}:${month}`,
+  units: (prefix: string, orgId: string, month: string, environment: string, priceClass: string) =>
+    `${prefix}units:${orgId}:${month}:${environment}:${priceClass}`,
+};
+
+/** 'YYYY-MM' of a date in UTC: the billing month. */
+export function billingMonth(at: Date): string {
+  return at.toISOString().slice(0, 7);
+}
