@@ -1,4 +1,4 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { ProjectionsModule } from '../../projections/projections.module.js';
@@ -11,6 +11,7 @@ import { EventStoreModule } from '../event-store/event-store.module.js';
 import { HealthModule } from '../health/health.module.js';
 import { AllExceptionsFilter } from '../http/all-exceptions.filter.js';
 import { KeysModule } from '../keys/keys.module.js';
+import { MeteringModule } from '../metering/metering.module.js';
 import { ObservabilityModule } from '../observability/observability.module.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
@@ -19,7 +20,8 @@ import { UsersModule } from '../users/users.module.js';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `extraModules`: more feature modules, e.g. routes that only end-to-end tests register. */
+  static forRoot(config: AppConfig, extraModules: readonly Type[] = []): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -35,7 +37,9 @@ export class AppModule {
         OrganizationsModule,
         ProjectsModule,
         KeysModule,
+        MeteringModule,
         HealthModule,
+        ...extraModules,
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }, DemoSeedService],
     };

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { DestinationStream } from 'pino';
@@ -14,6 +15,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export interface CreateAppOptions {
   /** Where the JSON log lines go (stdout by default); tests pass a stream that captures them. */
   readonly logDestination?: DestinationStream;
+  /** Extra feature modules (end-to-end tests register their own routes this way). */
+  readonly modules?: readonly Type[];
 }
 
 /** Builds the application (not yet listening): used by main.ts, the CLI and the end-to-end tests. */
@@ -30,7 +33,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
     },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, options.modules), adapter, {
     logger: nestLogger,
     bufferLogs: true,
   });

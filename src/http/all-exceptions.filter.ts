@@ -11,6 +11,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
+      const headers = (exception as { headers?: unknown }).headers;
+      if (headers && typeof headers === 'object') void reply.headers(headers as Record<string, string>);
       void reply.status(status).send(toBody(exception.getResponse(), exception.message));
       return;
     }

@@ -1,3 +1,4 @@
+import type { Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../src/app/create-app.js';
 import { type AppConfig, loadConfig } from '../../src/config/app-config.js';
@@ -18,7 +19,7 @@ export interface TestApp {
  * listening on 127.0.0.1. Pass `schema` to start a second node on the same data.
  */
 export async function startTestApp(
-  options: { schema?: string; redis?: boolean; env?: Record<string, string> } = {},
+  options: { schema?: string; redis?: boolean; env?: Record<string, string>; modules?: Type[] } = {},
 ): Promise<TestApp> {
   const schema = options.schema ?? uniqueName('e2e');
   const config = loadConfig({
@@ -29,7 +30,7 @@ export async function startTestApp(
     DEMO_SEED: 'false',
     ...options.env,
   });
-  const app = await createApp(config);
+  const app = await createApp(config, { modules: options.modules ?? [] });
   await app.listen(0, '127.0.0.1');
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   return { url, app, config, schema, close: () => app.close() };

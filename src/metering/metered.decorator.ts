@@ -1,0 +1,74 @@
+import {
+  type CallHandler,
+  type ExecutionContext,
+  Injectable,
+  type NestInterceptor,
+  SetMetadata,
+  UseInterceptors,
+  applyDecorators,
+  createParamDecorator,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type Observable, from, lastValueFrom } from 'rxjs';
+import type { MeteredOperationSpec } from './metered-operation.js';
+import { type Caller, MeteringPipeline, type WorkOutcome } from './metering-pipeline.js';
+import { takeApiKey } from './take-api-key.js';
+
+const METERED_OPERATION = Symbol('METERED_OPERATION');
+type SpecOf = MeteredOperationSpec | ((request: FastifyRequest) => MeteredOperationSpec);
+type MeteredRequest = FastifyRequest & { caller?: Caller };
+
+/**
+ * Puts a REST route behind the metering pipeline. The handler returns a WorkOutcome (its response body and the
+ * counts that price it); the pipeline turns it into the response, with usage headers and the charge recorded.
+ */
+export function Metered(spec: SpecOf): MethodDecorator & ClassDecorator {
+  return applyDecorators(SetMetadata(METERED_OPERATION, spec), UseInterceptors(MeteredInterceptor));
+}
+
+/** The authenticated caller of a metered route (its key, organization and plan). */
+export const MeteredCaller = createParamDecorator((_: unknown, context: ExecutionContext): Caller => {
+  const caller = context.switchToHttp().getRequest<MeteredRequest>().caller;
+  if (!caller) throw new Error('@MeteredCaller() is only available on @Metered() routes');
+  return caller;
+});
+
+@Injectable()
+export class MeteredInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly pipeline: MeteringPipeline,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    return from(this.run(context, next));
+  }
+
+  private async run(context: ExecutionContext, next: CallHandler): Promise<unknown> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<MeteredRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    const declared = this.reflector.get<SpecOf>(METERED_OPERATION, context.getHandler());
+    const spec = typeof declared === 'function' ? declared(request) : declared;
+    const { apiKey, body } = takeApiKey(request);
+    const idempotencyKey = request.headers['idempotency-key'];
+    const response = await this.pipeline.execute(
+      {
+        spec,
+        channel: 'rest',
+        apiKey,
+        body,
+        idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : null,
+        route: `${request.method} ${request.routeOptions.url ?? request.url}`,
+        requestId: request.id,
+      },
+      async (caller) => {
+        request.caller = caller;
+        return (await lastValueFrom(next.handle())) as WorkOutcome;
+      },
+    );
+    void reply.status(response.status).headers(response.headers);
+    return response.body;
+  }
+}

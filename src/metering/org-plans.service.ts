@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { ProjectionRunner } from '../../projections/projection-runner.js';
+import { Database } from '../database/database.js';
+
+export interface OrgPlan {
+  readonly plan: string;
+  readonly monthlyCreditAllowance: number;
+  readonly rateLimitPerMinute: { readonly live: number; readonly test: number };
+}
+
+/**
+ * The plan of an organization as the hot path needs it, cached per node for a moment: a PlanChanged event applies
+ * at once on the node that projects it and within PLAN_CACHE_MS on the others.
+ */
+export const PLAN_CACHE_MS = 2000;
+
+@Injectable()
+export class OrgPlansService {
+  private readonly cache = new LRUCache<string, OrgPlan>({ max: 50_000, ttl: PLAN_CACHE_MS });
+
+  constructor(
+    private readonly db: Database,
+    projections: ProjectionRunner,
+  ) {
+    projections.onEvents((events) => {
+      for (const event of events) if (event.type === 'PlanChanged') this.cache.delete(String(event.data.org_id));
+    });
+  }
+
+  async get(orgId: string): Promise<OrgPlan | null> {
+    const cached = this.cache.get(orgId);
+    if (cached) return cached;
+    const result = await this.db.query<{
+      plan: string;
+      monthly_credit_allowance: string;
+      rate_limit_live: number;
+      rate_limit_test: number;
+    }>('SELECT plan, monthly_credit_allowance, rate_limit_live, rate_limit_test FROM organizations WHERE org_id = $1', [
+      orgId,
+    ]);
+    const row = result.rows[0];
+    if (!row) return null;
+    const plan: OrgPlan = {
+      plan: row.plan,
+      monthlyCreditAllowance: Number(row.monthly_credit_allowance),
+      rateLimitPerMinute: { live: row.rate_limit_live, test: row.rate_limit_test },
+    };
+    this.cache.set(orgId, plan);
+    return plan;
+  }
+}
