@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
 
@@ -131,6 +132,26 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsBoolean()
   RUN_PROJECTIONS?: boolean;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  FETCH_ALLOW_HOSTS?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  CHROMIUM_PATH?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true }, { message: 'YOUTUBE_BASE_URL must be an absolute http(s) URL' })
+  YOUTUBE_BASE_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  FETCH_USER_AGENT?: string;
 }
 
 export interface AppConfig {
@@ -158,6 +179,12 @@ export interface AppConfig {
   readonly readyMaxProjectionLagMs: number;
   /** Whether this process competes to run the projector (one node at a time runs it). */
   readonly runProjections: boolean;
+  /** Hosts, IP addresses or CIDRs the fetcher may reach despite the SSRF rules (tests: 127.0.0.1). */
+  readonly fetchAllowHosts: readonly string[];
+  readonly fetchUserAgent: string;
+  /** Headless Chromium for advanced extraction of JavaScript-built pages; null when none is installed. */
+  readonly chromiumPath: string | null;
+  readonly youtubeBaseUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -204,6 +231,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     projectionWaitTimeoutMs: vars.PROJECTION_WAIT_TIMEOUT_MS ?? 10000,
     readyMaxProjectionLagMs: vars.READY_MAX_PROJECTION_LAG_MS ?? 30000,
     runProjections: vars.RUN_PROJECTIONS ?? true,
+    fetchAllowHosts: (vars.FETCH_ALLOW_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean),
+    fetchUserAgent: vars.FETCH_USER_AGENT ?? 'SearchLedgerBot/0.1 (+https://github.com/search-ledger-api)',
+    chromiumPath: vars.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null),
+    youtubeBaseUrl: (vars.YOUTUBE_BASE_URL ?? 'https://www.youtube.com').replace(/\/+$/, ''),
   };
 }
 

@@ -1,0 +1,44 @@
+/** Turning one URL into the content an API result carries. */
+export interface ExtractOptions {
+  readonly depth: 'basic' | 'advanced';
+  readonly format: 'markdown' | 'text';
+  readonly includeImages: boolean;
+  readonly includeFavicon: boolean;
+  /** With `query`, raw_content is the `chunksPerSource` most relevant chunks instead of the whole page. */
+  readonly query?: string;
+  readonly chunksPerSource?: number;
+  readonly timeoutMs: number;
+}
+
+export interface ExtractedPage {
+  /** The final URL of the page (after redirects). */
+  readonly url: string;
+  readonly title: string | null;
+  readonly rawContent: string;
+  /** Absolute URLs of the page's main images. */
+  readonly images: readonly string[];
+  readonly favicon: string | null;
+  readonly publishedDate: string | null;
+  readonly language: string | null;
+  /** schema.org JSON-LD / microdata items, OpenGraph and citation meta tags, as found. */
+  readonly structuredData: readonly Record<string, unknown>[];
+  /** Outgoing links of the page (absolute), for map and crawl. */
+  readonly links: readonly string[];
+  readonly contentType: string;
+}
+
+export class ExtractError extends Error {
+  constructor(
+    message: string,
+    readonly url: string,
+  ) {
+    super(message);
+    this.name = 'ExtractError';
+  }
+}
+
+export interface ContentExtractor {
+  extract(url: string, options: ExtractOptions): Promise<ExtractedPage>;
+}
+
+export const CONTENT_EXTRACTOR = Symbol('CONTENT_EXTRACTOR');
