@@ -1,5 +1,6 @@
 import type { Projector } from '../projector.js';
 import { apiKeysProjector } from './api-keys.projector.js';
+import { ledgerEntriesProjector } from './ledger-entries.projector.js';
 import { organizationsProjector } from './organizations.projector.js';
 import { projectsProjector } from './projects.projector.js';
 import { usageProjector } from './usage.projector.js';
@@ -12,6 +13,7 @@ export const READ_MODEL_PROJECTORS: readonly Projector[] = [
   projectsProjector,
   apiKeysProjector,
   usageProjector,
+  ledgerEntriesProjector,
 ];
 
 export const READ_MODELS_CHECKPOINT = 'read_models';

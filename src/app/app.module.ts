@@ -11,6 +11,7 @@ import { EventStoreModule } from '../event-store/event-store.module.js';
 import { HealthModule } from '../health/health.module.js';
 import { AllExceptionsFilter } from '../http/all-exceptions.filter.js';
 import { KeysModule } from '../keys/keys.module.js';
+import { LedgerModule } from '../metering/ledger/ledger.module.js';
 import { MeteringModule } from '../metering/metering.module.js';
 import { ObservabilityModule } from '../observability/observability.module.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
@@ -38,6 +39,7 @@ export class AppModule {
         ProjectsModule,
         KeysModule,
         MeteringModule,
+        LedgerModule,
         HealthModule,
         ...extraModules,
       ],

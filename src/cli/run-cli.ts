@@ -6,6 +6,7 @@ import { UsageError } from './args.js';
 import { CliContext } from './cli-context.js';
 import type { CommandGroup, CommandRun } from './command.js';
 import { keyCommands } from './key.commands.js';
+import { ledgerCommands } from './ledger.commands.js';
 import { orgCommands } from './org.commands.js';
 import { type CliIo, writeLine } from './output.js';
 import { projectCommands } from './project.commands.js';
@@ -14,7 +15,7 @@ import { PROGRAM, fullUsage, groupUsage } from './usage.js';
 
 export type { CliIo } from './output.js';
 
-const GROUPS: readonly CommandGroup[] = [orgCommands, projectCommands, keyCommands, projectionCommands];
+const GROUPS: readonly CommandGroup[] = [orgCommands, projectCommands, keyCommands, projectionCommands, ledgerCommands];
 const HELP_FLAGS = new Set(['--help', '-h']);
 
 type Resolved = { readonly help: string } | { readonly run: CommandRun };

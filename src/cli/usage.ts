@@ -23,6 +23,6 @@ export function fullUsage(groups: readonly CommandGroup[]): string {
     '(your user name). In embedded mode (no DATABASE_URL) it uses the database of a server running on the same',
     'DATA_DIR, or opens DATA_DIR itself when no server runs.',
     '',
-    'Exit status: 0 done, 1 failed (or read models differ), 2 bad command line or configuration.',
+    'Exit status: 0 done, 1 failed (or a verify found a difference), 2 bad command line or configuration.',
   ].join('\n');
 }

@@ -1,0 +1,52 @@
+/**
+ * RFC 4180 CSV: fields separated by commas, records ended by CRLF; a field holding a comma, a double quote, CR or
+ * LF is enclosed in double quotes, with each double quote inside doubled. null and undefined are empty fields,
+ * objects are written as JSON.
+ */
+export function csvField(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+export function csvRecord(values: readonly unknown[]): string {
+  return `${values.map(csvField).join(',')}\r\n`;
+}
+
+/**
+ * The records of `columns` for every row that `pages` yields, after one header record. A generator, so a response
+ * stream pulls one page at a time.
+ */
+export async function* csvRecords<Row>(
+  columns: readonly (keyof Row & string)[],
+  pages: AsyncIterable<readonly Row[]>,
+): AsyncGenerator<string> {
+  yield csvRecord(columns);
+  for await (const rows of pages) {
+    if (rows.length === 0) continue;
+    yield rows.map((row) => csvRecord(columns.map((column) => row[column]))).join('');
+  }
+}
+
+/**
+ * Whether an Accept header asks for CSV rather than JSON: text/csv (or text/*) weighs more than application/json
+ * (or application/*, or *\/*). On a tie, and without the header, JSON.
+ */
+export function prefersCsv(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const ranges = accept.split(',').map((part) => {
+    const [type = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    const weight = q ? Number(q.slice(2)) : 1;
+    return { type, weight: Number.isFinite(weight) ? weight : 0 };
+  });
+  const quality = (type: string) => {
+    const [main] = type.split('/');
+    const exact = ranges.find((r) => r.type === type);
+    const partial = ranges.find((r) => r.type === `${main}/*`);
+    const any = ranges.find((r) => r.type === '*/*');
+    return (exact ?? partial ?? any)?.weight ?? 0;
+  };
+  const csv = quality('text/csv');
+  return csv > 0 && csv > quality('application/json');
+}

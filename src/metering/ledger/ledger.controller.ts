@@ -1,0 +1,66 @@
+import { Readable } from 'node:stream';
+import { Controller, Get, Headers, Param, Query, Res, StreamableFile, UseGuards } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { CurrentSession, SessionGuard } from '../../auth/session.guard.js';
+import type { SessionUser } from '../../auth/session.service.js';
+import { OrgAccessService } from '../../organizations/org-access.service.js';
+import { billingMonth } from '../counter-keys.js';
+import { csvRecords, prefersCsv } from './csv.js';
+import { decodeCursor, encodeCursor } from './ledger-cursor.js';
+import { LedgerQueryDto, UsageQueryDto } from './ledger.dto.js';
+import { LEDGER_COLUMNS, type LedgerFilter, LedgerQueries } from './ledger.queries.js';
+
+const DEFAULT_LIMIT = 100;
+/** Rows per query while a CSV export streams. */
+const EXPORT_PAGE = 1000;
+
+/**
+ * Finance and audit: an organization's usage of a month, and its ledger (one entry per charge, in the event store's
+ * order) as JSON pages or a CSV export. Session auth; any member may read; anyone else gets 404.
+ */
+@Controller('orgs/:org_id')
+@UseGuards(SessionGuard)
+export class LedgerController {
+  constructor(
+    private readonly access: OrgAccessService,
+    private readonly queries: LedgerQueries,
+  ) {}
+
+  @Get('usage')
+  async usage(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string, @Query() query: UsageQueryDto) {
+    await this.access.requireMember(session.userId, orgId);
+    return this.queries.usage(orgId, query.month ?? billingMonth(new Date()));
+  }
+
+  @Get('ledger')
+  async ledger(
+    @CurrentSession() session: SessionUser,
+    @Param('org_id') orgId: string,
+    @Query() query: LedgerQueryDto,
+    @Headers('accept') accept: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    await this.access.requireMember(session.userId, orgId);
+    const filter: LedgerFilter = {
+      month: query.month,
+      projectId: query.project_id,
+      keyId: query.key_id,
+      operation: query.operation,
+      environment: query.environment,
+    };
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    void reply.header('vary', 'accept');
+    if (prefersCsv(accept)) {
+      // The first page is read before the response starts, so that a failure is still an error response; the
+      // rest streams page by page as the client reads.
+      const first = await this.queries.page(orgId, filter, EXPORT_PAGE, after);
+      const records = csvRecords(LEDGER_COLUMNS, this.queries.pages(orgId, filter, first, EXPORT_PAGE));
+      return new StreamableFile(Readable.from(records), {
+        type: 'text/csv; charset=utf-8',
+        disposition: `attachment; filename="ledger-${orgId.toLowerCase()}-${query.month ?? 'all'}.csv"`,
+      });
+    }
+    const page = await this.queries.page(orgId, filter, query.limit ?? DEFAULT_LIMIT, after);
+    return { entries: page.entries, next_cursor: page.next ? encodeCursor(page.next) : null };
+  }
+}

@@ -1,0 +1,74 @@
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, Min, ValidateBy } from 'class-validator';
+import { KEY_ENVIRONMENTS, type KeyEnvironment } from '../../keys/events/key.events.js';
+import type { MeteredOperation } from '../events/credits-charged.event.js';
+import { decodeCursor } from './ledger-cursor.js';
+
+/** Every metered operation (a Record, so that a new operation in the event type fails to compile here). */
+const OPERATIONS: Record<MeteredOperation, true> = {
+  search: true,
+  vertical: true,
+  extract: true,
+  map: true,
+  crawl: true,
+};
+export const METERED_OPERATIONS = Object.keys(OPERATIONS) as MeteredOperation[];
+
+const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
+const MONTH_MESSAGE = 'month must be a calendar month written YYYY-MM, e.g. 2026-11';
+const LIMIT_MESSAGE = 'limit must be an integer from 1 to 500';
+
+/** Query strings are strings: a plain decimal becomes a number, anything else stays as it is (and fails IsInt). */
+const toInteger = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value;
+
+export class UsageQueryDto {
+  /** Default: the current UTC month. */
+  @IsOptional()
+  @IsString({ message: MONTH_MESSAGE })
+  @Matches(MONTH, { message: MONTH_MESSAGE })
+  month?: string;
+}
+
+export class LedgerQueryDto {
+  /** Default: every month. */
+  @IsOptional()
+  @IsString({ message: MONTH_MESSAGE })
+  @Matches(MONTH, { message: MONTH_MESSAGE })
+  month?: string;
+
+  @IsOptional()
+  @IsUUID('all', { message: 'project_id must be a project id (UUID)' })
+  project_id?: string;
+
+  @IsOptional()
+  @IsUUID('all', { message: 'key_id must be an API key id (UUID)' })
+  key_id?: string;
+
+  @IsOptional()
+  @IsIn(METERED_OPERATIONS, { message: `operation must be one of: ${METERED_OPERATIONS.join(', ')}` })
+  operation?: MeteredOperation;
+
+  @IsOptional()
+  @IsIn(KEY_ENVIRONMENTS, { message: `environment must be one of: ${KEY_ENVIRONMENTS.join(', ')}` })
+  environment?: KeyEnvironment;
+
+  /** Entries per page (JSON only: a CSV export holds every matching entry). Default 100. */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt({ message: LIMIT_MESSAGE })
+  @Min(1, { message: LIMIT_MESSAGE })
+  @Max(500, { message: LIMIT_MESSAGE })
+  limit?: number;
+
+  /** `next_cursor` of the previous page. */
+  @IsOptional()
+  @ValidateBy({
+    name: 'isLedgerCursor',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && decodeCursor(value) !== undefined,
+      defaultMessage: () => 'cursor must be the next_cursor of a previous page',
+    },
+  })
+  cursor?: string;
+}

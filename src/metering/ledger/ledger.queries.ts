@@ -1,0 +1,263 @@
+import { Injectable } from '@nestjs/common';
+import type pg from 'pg';
+import { Database, type Queryable } from '../../database/database.js';
+import type { Position } from '../../event-store/event-store.port.js';
+import { formatScaled, toScaled } from './decimal.js';
+
+export interface UsageReport {
+  month: string;
+  /** The organization's monthly credit allowance. */
+  credits_limit: number;
+  /** Live credits of the month (what the allowance counts). */
+  credits_used: number;
+  credits_remaining: number;
+  test_credits_used: number;
+  /** Requests of the month, live and test; the breakdowns below cover both environments too. */
+  requests: number;
+  by_project: { project_id: string; name: string | null; credits: number; requests: number }[];
+  by_key: {
+    key_id: string;
+    name: string | null;
+    prefix: string | null;
+    environment: string;
+    credits: number;
+    requests: number;
+  }[];
+  by_operation: { operation: string; credits: number; requests: number }[];
+  by_day: { day: string; operation: string; credits: number; requests: number }[];
+}
+
+export interface LedgerFilter {
+  readonly month?: string | undefined;
+  readonly projectId?: string | undefined;
+  readonly keyId?: string | undefined;
+  readonly operation?: string | undefined;
+  readonly environment?: string | undefined;
+}
+
+/** One charge as finance reads it; positions are strings (bigints). */
+export interface LedgerEntry {
+  commit_position: string;
+  prepare_position: string;
+  occurred_at: string;
+  charge_id: string;
+  billing_month: string;
+  org_id: string;
+  project_id: string;
+  project_name: string | null;
+  key_id: string;
+  key_name: string | null;
+  key_prefix: string | null;
+  key_environment: string;
+  operation: string;
+  channel: string | null;
+  depth: string | null;
+  credits: number;
+  request_id: string;
+  idempotency_key: string | null;
+  counts: Record<string, unknown>;
+  pricing: Record<string, unknown> | null;
+}
+
+/** The columns of the CSV export, in order. */
+export const LEDGER_COLUMNS = [
+  'commit_position',
+  'prepare_position',
+  'occurred_at',
+  'charge_id',
+  'billing_month',
+  'org_id',
+  'project_id',
+  'project_name',
+  'key_id',
+  'key_name',
+  'key_prefix',
+  'key_environment',
+  'operation',
+  'channel',
+  'depth',
+  'credits',
+  'request_id',
+  'idempotency_key',
+  'counts',
+  'pricing',
+] as const satisfies readonly (keyof LedgerEntry)[];
+
+export interface LedgerPage {
+  readonly entries: LedgerEntry[];
+  /** Position of the last entry when more entries follow it, null on the last page. */
+  readonly next: Position | null;
+}
+
+interface LedgerRow extends Omit<LedgerEntry, 'occurred_at' | 'credits'> {
+  occurred_at: Date;
+  credits: string;
+}
+
+const count = (value: string | number | null | undefined) => Number(value ?? 0);
+const credits = (value: string | null | undefined) => Number(value ?? 0);
+
+/** The finance and audit reads: usage of a month from the totals read models, and the ledger itself. */
+@Injectable()
+export class LedgerQueries {
+  constructor(private readonly db: Database) {}
+
+  /** Totals and breakdowns of one month, from one snapshot (so that the breakdowns add up to the totals). */
+  async usage(orgId: string, month: string): Promise<UsageReport> {
+    return this.snapshot(async (tx) => {
+      const org = await tx.query<{ allowance: string }>(
+        'SELECT monthly_credit_allowance AS allowance FROM organizations WHERE org_id = $1',
+        [orgId],
+      );
+      const totals = await tx.query<{ environment: string; credits: string; requests: string }>(
+        'SELECT environment, credits, requests FROM monthly_totals WHERE org_id = $1 AND month = $2',
+        [orgId, month],
+      );
+      const byProject = await tx.query<{ project_id: string; name: string | null; credits: string; requests: string }>(
+        `SELECT u.project_id, p.name, sum(u.credits) AS credits, sum(u.requests) AS requests
+         FROM usage_daily u LEFT JOIN projects p ON p.project_id = u.project_id
+         WHERE u.org_id = $1 AND u.month = $2
+         GROUP BY u.project_id, p.name
+         ORDER BY sum(u.credits) DESC, sum(u.requests) DESC, p.name, u.project_id`,
+        [orgId, month],
+      );
+      const byKey = await tx.query<{
+        key_id: string;
+        name: string | null;
+        prefix: string | null;
+        environment: string;
+        credits: string;
+        requests: string;
+      }>(
+        `SELECT u.key_id, k.name, k.prefix, u.environment, sum(u.credits) AS credits, sum(u.requests) AS requests
+         FROM usage_daily u LEFT JOIN api_keys k ON k.key_id = u.key_id
+         WHERE u.org_id = $1 AND u.month = $2
+         GROUP BY u.key_id, k.name, k.prefix, u.environment
+         ORDER BY sum(u.credits) DESC, sum(u.requests) DESC, k.name, u.key_id, u.environment`,
+        [orgId, month],
+      );
+      const byOperation = await tx.query<{ operation: string; credits: string; requests: string }>(
+        `SELECT operation, sum(credits) AS credits, sum(requests) AS requests
+         FROM usage_daily WHERE org_id = $1 AND month = $2
+         GROUP BY operation ORDER BY sum(credits) DESC, sum(requests) DESC, operation`,
+        [orgId, month],
+      );
+      const byDay = await tx.query<{ day: string; operation: string; credits: string; requests: string }>(
+        `SELECT to_char(day, 'YYYY-MM-DD') AS day, operation, sum(credits) AS credits, sum(requests) AS requests
+         FROM usage_daily WHERE org_id = $1 AND month = $2
+         GROUP BY day, operation ORDER BY day, operation`,
+        [orgId, month],
+      );
+
+      const live = totals.rows.find((r) => r.environment === 'live');
+      const test = totals.rows.find((r) => r.environment === 'test');
+      const limit = count(org.rows[0]?.allowance);
+      const used = toScaled(live?.credits ?? '0') ?? 0n;
+      const remaining = toScaled(limit) ?? 0n;
+      return {
+        month,
+        credits_limit: limit,
+        credits_used: credits(live?.credits),
+        credits_remaining: Number(formatScaled(remaining > used ? remaining - used : 0n)),
+        test_credits_used: credits(test?.credits),
+        requests: totals.rows.reduce((sum, r) => sum + count(r.requests), 0),
+        by_project: byProject.rows.map((r) => ({
+          project_id: r.project_id,
+          name: r.name,
+          credits: credits(r.credits),
+          requests: count(r.requests),
+        })),
+        by_key: byKey.rows.map((r) => ({
+          key_id: r.key_id,
+          name: r.name,
+          prefix: r.prefix,
+          environment: r.environment,
+          credits: credits(r.credits),
+          requests: count(r.requests),
+        })),
+        by_operation: byOperation.rows.map((r) => ({
+          operation: r.operation,
+          credits: credits(r.credits),
+          requests: count(r.requests),
+        })),
+        by_day: byDay.rows.map((r) => ({
+          day: r.day,
+          operation: r.operation,
+          credits: credits(r.credits),
+          requests: count(r.requests),
+        })),
+      };
+    });
+  }
+
+  /** Up to `limit` entries after `after` (exclusive), oldest first. */
+  async page(orgId: string, filter: LedgerFilter, limit: number, after?: Position): Promise<LedgerPage> {
+    const values: unknown[] = [orgId];
+    const conditions = ['l.org_id = $1'];
+    const where = (column: string, value: string | undefined) => {
+      if (value !== undefined) conditions.push(`${column} = $${values.push(value)}`);
+    };
+    where('l.billing_month', filter.month);
+    where('l.project_id', filter.projectId);
+    where('l.key_id', filter.keyId);
+    where('l.operation', filter.operation);
+    where('l.key_environment', filter.environment);
+    if (after) {
+      const commit = values.push(after.commit.toString());
+      const prepare = values.push(after.prepare.toString());
+      conditions.push(`(l.commit_position, l.prepare_position) > ($${commit}::bigint, $${prepare}::bigint)`);
+    }
+    const result = await this.db.query<LedgerRow>(
+      `SELECT l.commit_position::text AS commit_position, l.prepare_position::text AS prepare_position, l.occurred_at,
+         l.charge_id, l.billing_month, l.org_id, l.project_id, p.name AS project_name, l.key_id, k.name AS key_name,
+         k.prefix AS key_prefix, l.key_environment, l.operation, l.channel, l.depth, l.credits, l.request_id,
+         l.idempotency_key, l.counts, l.pricing
+       FROM ledger_entries l
+       LEFT JOIN api_keys k ON k.key_id = l.key_id
+       LEFT JOIN projects p ON p.project_id = l.project_id
+       WHERE ${conditions.join(' AND ')}
+       ORDER BY l.commit_position, l.prepare_position
+       LIMIT $${values.push(limit + 1)}`,
+      values,
+    );
+    const rows = result.rows.slice(0, limit);
+    const last = rows[rows.length - 1];
+    return {
+      entries: rows.map((r) => ({ ...r, occurred_at: r.occurred_at.toISOString(), credits: credits(r.credits) })),
+      next:
+        result.rows.length > limit && last
+          ? { commit: BigInt(last.commit_position), prepare: BigInt(last.prepare_position) }
+          : null,
+    };
+  }
+
+  /** Every page from `first` on: what a CSV export streams. */
+  async *pages(
+    orgId: string,
+    filter: LedgerFilter,
+    first: LedgerPage,
+    pageSize: number,
+  ): AsyncGenerator<LedgerEntry[]> {
+    let page = first;
+    yield page.entries;
+    while (page.next) {
+      page = await this.page(orgId, filter, pageSize, page.next);
+      yield page.entries;
+    }
+  }
+
+  private async snapshot<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client: pg.PoolClient = await this.db.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
