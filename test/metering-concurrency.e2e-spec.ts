@@ -5,6 +5,8 @@ import { Database } from '../src/database/database.js';
 import { EVENT_STORE, type EventStore, START } from '../src/event-store/event-store.port.js';
 import { counterKeys } from '../src/metering/counter-keys.js';
 import { CREDIT_COUNTERS, type CreditCounters } from '../src/metering/counters/credit-counters.js';
+import { verifyLedger } from '../src/metering/ledger/verify-ledger.js';
+import { REDIS, type RedisClient } from '../src/redis/redis.module.js';
 import { changePlan, chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { MeteredTestRoutesModule } from './support/metered-test-routes.js';
 import { SmtpSink } from './support/smtp-sink.js';
@@ -94,5 +96,13 @@ describe('hundreds of parallel calls through two nodes sharing PostgreSQL and Re
       projectors: READ_MODEL_PROJECTORS,
     });
     expect(verified.differences).toEqual([]);
+
+    const ledger = await verifyLedger(nodeA.app.get(Database), store, {
+      redis: nodeA.app.get<RedisClient>(REDIS),
+      redisPrefix: nodeA.config.redisPrefix,
+    });
+    expect(ledger.differences).toEqual([]);
+    expect(ledger.ok).toBe(true);
+    expect(ledger.countersCompared).toBeGreaterThanOrEqual(2);
   }, 60_000);
 });
