@@ -1,4 +1,6 @@
 import { jest } from '@jest/globals';
+import { ProjectionRunner } from '../projections/projection-runner.js';
+import { EVENT_STORE, type EventStore, START } from '../src/event-store/event-store.port.js';
 import { KeyLookupService } from '../src/keys/key-lookup.service.js';
 import { changePlan, chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { MeteredTestRoutesModule } from './support/metered-test-routes.js';
@@ -207,6 +209,42 @@ describe('the metering pipeline, on routes registered only by the tests', () => 
       const otherOrg = await meteredOrganization(app, smtp, 'idem-other@a.test');
       const sameKeyElsewhere = await post('/test/search', { query: 'once' }, (await otherOrg.key()).key, headers);
       expect(sameKeyElsewhere.headers.get('idempotent-replayed')).toBeNull();
+    });
+  });
+
+  describe('GET /usage', () => {
+    test("this key's and the organization's credits this month, in the Tavily shape, free of charge", async () => {
+      const fresh = await meteredOrganization(app, smtp, 'usage@a.test');
+      const first = await fresh.key();
+      const second = await fresh.key();
+      await post('/test/search', { query: 'a', search_depth: 'advanced' }, first.key);
+      await post('/test/extract', { urls: Array.from({ length: 5 }, (_, i) => `https://u/${i}`) }, first.key);
+      await post('/test/search', { query: 'b' }, second.key);
+      const charges = await chargesOf(app, fresh.orgId);
+      expect(charges).toHaveLength(3);
+      const head = await app.app.get<EventStore>(EVENT_STORE).headPosition();
+      if (head !== START) await app.app.get(ProjectionRunner).waitFor(head, 10_000);
+      const usage = await call(app.url, 'GET', '/usage', { token: first.key });
+      expect(usage.status).toBe(200);
+      expect(usage.body.key).toMatchObject({
+        usage: 3,
+        limit: null,
+        search_usage: 2,
+        extract_usage: 1,
+        crawl_usage: 0,
+        map_usage: 0,
+      });
+      expect(usage.body.account).toMatchObject({
+        current_plan: 'free',
+        plan_usage: 4,
+        plan_limit: 1000,
+        search_usage: 3,
+        extract_usage: 1,
+      });
+      expect(usage.headers.get('x-ratelimit-limit')).toBe('100');
+      expect(usage.headers.get('x-credits-used')).toBe('4');
+      expect(await chargesOf(app, fresh.orgId)).toHaveLength(3);
+      expect((await call(app.url, 'GET', '/usage', {})).status).toBe(401);
     });
   });
 
