@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { errorBody } from './error-body.js';
+import { isUnavailableDependency } from './unavailable-dependency.js';
 
 /** Maps every failure to the spec's JSON error body; anything unexpected is a logged 500 that reveals nothing. */
 @Catch()
@@ -19,6 +20,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const fastifyStatus = (exception as { statusCode?: number }).statusCode;
     if (typeof fastifyStatus === 'number' && fastifyStatus >= 400 && fastifyStatus < 500) {
       void reply.status(fastifyStatus).send(errorBody((exception as Error).message));
+      return;
+    }
+    if (isUnavailableDependency(exception)) {
+      this.logger.error({ err: exception }, 'a dependency is unavailable');
+      void reply
+        .status(HttpStatus.SERVICE_UNAVAILABLE)
+        .header('Retry-After', '5')
+        .send(errorBody('The service is temporarily unavailable; retry shortly.'));
       return;
     }
     this.logger.error({ err: exception }, 'unhandled error');

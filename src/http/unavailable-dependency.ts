@@ -1,0 +1,37 @@
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+// PostgreSQL: admin shutdown, crash shutdown, cannot connect now, connection failures, too many connections.
+const POSTGRES_UNAVAILABLE = /^(57P0[1-3]|08\d{3}|53300)$/;
+const REDIS_UNAVAILABLE = new Set([
+  'ClientClosedError',
+  'ClientOfflineError',
+  'SocketClosedUnexpectedlyError',
+  'ConnectionTimeoutError',
+]);
+
+/**
+ * Whether an error means a dependency (PostgreSQL, Redis, the event store) is out of reach rather than a bug:
+ * such requests fail closed with 503, never serve unbilled work, and succeed again once it is back.
+ */
+export function isUnavailableDependency(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause && typeof cause === 'object' && depth < 5; depth++) {
+    const { code, name, message } = cause as { code?: unknown; name?: unknown; message?: unknown };
+    if (typeof code === 'string' && (CONNECTION_CODES.has(code) || POSTGRES_UNAVAILABLE.test(code))) return true;
+    if (typeof name === 'string' && REDIS_UNAVAILABLE.has(name)) return true;
+    if (
+      typeof message === 'string' &&
+      /Connection terminated|timeout exceeded when trying to connect|UNAVAILABLE/.test(message)
+    ) {
+      return true;
+    }
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
+}
