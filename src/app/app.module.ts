@@ -8,6 +8,7 @@ import { ConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { DemoSeedService } from '../demo/demo-seed.service.js';
 import { EventStoreModule } from '../event-store/event-store.module.js';
+import { FetchModule } from '../fetch/fetch.module.js';
 import { HealthModule } from '../health/health.module.js';
 import { AllExceptionsFilter } from '../http/all-exceptions.filter.js';
 import { KeysModule } from '../keys/keys.module.js';
@@ -40,6 +41,7 @@ export class AppModule {
         KeysModule,
         MeteringModule,
         LedgerModule,
+        FetchModule,
         HealthModule,
         ...extraModules,
       ],

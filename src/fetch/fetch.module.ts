@@ -1,0 +1,37 @@
+import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { FETCHER, type Fetcher, ROBOTS_POLICY } from './fetcher.port.js';
+import { HostScheduler } from './host-scheduler.js';
+import { RobotsTxtPolicy } from './robots.js';
+import { SafeFetcher } from './safe-fetcher.js';
+
+/**
+ * The web engine's fetching layer, for every module: `@Inject(FETCHER) fetcher: Fetcher`,
+ * `@Inject(ROBOTS_POLICY) robots: RobotsPolicy`, and `HostScheduler` (by class).
+ */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: SafeFetcher,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) =>
+        new SafeFetcher({ userAgent: config.fetchUserAgent, allowHosts: config.fetchAllowHosts }),
+    },
+    { provide: FETCHER, useExisting: SafeFetcher },
+    {
+      provide: ROBOTS_POLICY,
+      inject: [FETCHER, APP_CONFIG],
+      useFactory: (fetcher: Fetcher, config: AppConfig) => new RobotsTxtPolicy(fetcher, config.fetchUserAgent),
+    },
+    { provide: HostScheduler, useFactory: () => new HostScheduler() },
+  ],
+  exports: [FETCHER, ROBOTS_POLICY, HostScheduler],
+})
+export class FetchModule implements OnApplicationShutdown {
+  constructor(@Inject(SafeFetcher) private readonly fetcher: SafeFetcher) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.fetcher.close();
+  }
+}
