@@ -8,6 +8,7 @@ import { ConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { DemoSeedService } from '../demo/demo-seed.service.js';
 import { EventStoreModule } from '../event-store/event-store.module.js';
+import { ExtractModule } from '../extract/extract.module.js';
 import { FetchModule } from '../fetch/fetch.module.js';
 import { HealthModule } from '../health/health.module.js';
 import { AllExceptionsFilter } from '../http/all-exceptions.filter.js';
@@ -42,6 +43,7 @@ export class AppModule {
         MeteringModule,
         LedgerModule,
         FetchModule,
+        ExtractModule,
         HealthModule,
         ...extraModules,
       ],

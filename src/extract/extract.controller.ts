@@ -1,0 +1,18 @@
+import { Body, Controller, Post } from '@nestjs/common';
+import { EXTRACT } from '../metering/metered-operation.js';
+import { Metered } from '../metering/metered.decorator.js';
+import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import { ExtractRequestDto } from './dto/extract-request.dto.js';
+import { ExtractService } from './extract.service.js';
+
+@Controller()
+export class ExtractController {
+  constructor(private readonly extracts: ExtractService) {}
+
+  /** Content of up to 20 URLs; 1 credit per 5 successful URLs (2 at advanced depth), failures free. */
+  @Post('extract')
+  @Metered(EXTRACT)
+  extract(@Body() body: ExtractRequestDto): Promise<WorkOutcome> {
+    return this.extracts.extract(body);
+  }
+}

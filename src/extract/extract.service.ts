@@ -1,0 +1,121 @@
+import { BadRequestException, Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { AddressPolicy } from '../fetch/address-policy.js';
+import { errorBody } from '../http/error-body.js';
+import { MAX_EXTRACT_URLS } from '../metering/metered-operation.js';
+import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import {
+  CONTENT_EXTRACTOR,
+  type ContentExtractor,
+  ExtractError,
+  type ExtractOptions,
+  type ExtractedPage,
+} from './content-extractor.port.js';
+import type { ExtractRequestDto } from './dto/extract-request.dto.js';
+
+/** URLs extracted at the same time within one request. */
+export const EXTRACT_CONCURRENCY = 5;
+/** Per-URL total time when the request gives no `timeout`. */
+export const DEFAULT_TIMEOUT_SECONDS = 30;
+
+interface ResultItem {
+  url: string;
+  title: string | null;
+  raw_content: string;
+  images: readonly string[];
+  favicon?: string | null;
+}
+
+/**
+ * POST /extract: the named URLs (de-duplicated) extracted five at a time, each within the request's timeout;
+ * successes in `results`, failures in `failed_results` (free). A URL that names a refused address outright (an IP
+ * literal the SSRF rules refuse) makes the whole request a 400; names that resolve to refused addresses fail on
+ * their own, in `failed_results`.
+ */
+@Injectable()
+export class ExtractService {
+  private readonly policy: AddressPolicy;
+
+  constructor(
+    @Inject(CONTENT_EXTRACTOR) private readonly extractor: ContentExtractor,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.policy = new AddressPolicy(config.fetchAllowHosts);
+  }
+
+  async extract(request: ExtractRequestDto): Promise<WorkOutcome> {
+    const started = performance.now();
+    const urls = [...new Set(request.urls.map((url) => url.trim()))];
+    if (request.urls.length > MAX_EXTRACT_URLS) throw badRequest(`Max ${MAX_EXTRACT_URLS} URLs are allowed.`);
+    for (const url of urls) {
+      const refusal = this.policy.checkHost(new URL(url).hostname);
+      if (refusal) throw badRequest(`${refusal.message}: ${url}`);
+    }
+    const options: ExtractOptions = {
+      depth: request.extract_depth ?? 'basic',
+      format: request.format ?? 'markdown',
+      includeImages: request.include_images === true,
+      includeFavicon: request.include_favicon === true,
+      query: request.query?.trim() || undefined,
+      chunksPerSource: request.chunks_per_source ?? 3,
+      timeoutMs: Math.round((request.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000),
+    };
+    const outcomes = await mapWithConcurrency(urls, EXTRACT_CONCURRENCY, (url) => this.extractOne(url, options));
+    const results: ResultItem[] = [];
+    const failed: { url: string; error: string }[] = [];
+    urls.forEach((url, i) => {
+      const outcome = outcomes[i]!;
+      if ('error' in outcome) failed.push({ url, error: outcome.error });
+      else results.push(toResult(url, outcome.page, options));
+    });
+    return {
+      body: {
+        results,
+        failed_results: failed,
+        response_time: Math.round(performance.now() - started) / 1000,
+      },
+      counts: { successful_urls: results.length, failed_urls: failed.length },
+    };
+  }
+
+  private async extractOne(url: string, options: ExtractOptions): Promise<{ page: ExtractedPage } | { error: string }> {
+    try {
+      return { page: await this.extractor.extract(url, options) };
+    } catch (error) {
+      return { error: error instanceof ExtractError ? error.message : 'Failed to extract content' };
+    }
+  }
+}
+
+function toResult(url: string, page: ExtractedPage, options: ExtractOptions): ResultItem {
+  const item: ResultItem = {
+    url,
+    title: page.title,
+    raw_content: page.rawContent,
+    images: options.includeImages ? page.images : [],
+  };
+  if (options.includeFavicon) item.favicon = page.favicon;
+  return item;
+}
+
+function badRequest(message: string): BadRequestException {
+  return new BadRequestException(errorBody(message));
+}
+
+/** `work` over `items` with at most `limit` running at once; results in the items' order. */
+export async function mapWithConcurrency<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

@@ -1,0 +1,106 @@
+import { type DomElement, normalizeSpace, tagOf } from './dom.js';
+
+/** Elements that are never content. */
+export const NEVER_CONTENT =
+  'script, style, noscript, template, svg, canvas, link, meta, button, input, select, textarea, dialog, [hidden], [aria-hidden="true"]';
+
+/** Page furniture by role and by element: what the fallback drops around the content. */
+export const PAGE_FURNITURE =
+  'nav, header, footer, aside, form, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [role="search"], [role="dialog"], [role="alertdialog"]';
+
+/**
+ * class / id words of blocks that are not the article: advertising, consent banners, sharing tools, newsletter
+ * boxes, related-story lists, comments, breadcrumbs, screen-reader-only labels. Matched against whole words of
+ * class and id (split on space, `-` and `_`), so `header-ad` matches `ad` but `shadow` or `download` do not.
+ */
+const BOILERPLATE_WORDS = new Set([
+  'ad',
+  'ads',
+  'adsbygoogle',
+  'advert',
+  'advertisement',
+  'advertising',
+  'adslot',
+  'dfp',
+  'sponsored',
+  'sponsor',
+  'promo',
+  'cookie',
+  'cookies',
+  'consent',
+  'gdpr',
+  'newsletter',
+  'subscribe',
+  'subscription',
+  'paywall',
+  'share',
+  'sharing',
+  'social',
+  'sharebar',
+  'related',
+  'recommended',
+  'popular',
+  'trending',
+  'mostread',
+  'outbrain',
+  'taboola',
+  'breadcrumb',
+  'breadcrumbs',
+  'comments',
+  'comment',
+  'disqus',
+  'sronly',
+  'visuallyhidden',
+  'skiplink',
+  'toolbar',
+]);
+const COMPOUNDS: readonly [RegExp, string][] = [
+  [/sr-only|screen-reader(-text)?|visually-hidden|visuallyhidden/g, ' sronly '],
+  [/most-read|most-popular/g, ' mostread '],
+  [/skip-(to-)?(content|link|nav)/g, ' skiplink '],
+];
+
+function wordsOf(element: DomElement): string[] {
+  let value = `${element.getAttribute('class') ?? ''} ${element.getAttribute('id') ?? ''}`.toLowerCase();
+  for (const [pattern, word] of COMPOUNDS) value = value.replace(pattern, word);
+  return value.split(/[\s_-]+/).filter(Boolean);
+}
+
+export function looksLikeBoilerplate(element: DomElement): boolean {
+  if (['html', 'body', 'main', 'article'].includes(tagOf(element))) return false;
+  if (element.getAttribute('role') === 'main' || element.getAttribute('itemprop') === 'articleBody') return false;
+  return wordsOf(element).some((word) => BOILERPLATE_WORDS.has(word));
+}
+
+/** Whether a computed-style-free look says the element is hidden (inline styles only). */
+export function looksHidden(element: DomElement): boolean {
+  const style = (element.getAttribute('style') ?? '').toLowerCase().replace(/\s+/g, '');
+  return style.includes('display:none') || style.includes('visibility:hidden');
+}
+
+/** Whether a block reads like prose: several long paragraphs (an article whose wrapper has an unlucky class). */
+function looksLikeProse(element: DomElement): boolean {
+  let long = 0;
+  for (const paragraph of element.querySelectorAll('p')) {
+    if (normalizeSpace(paragraph.textContent).length >= 100 && ++long >= 2) return true;
+  }
+  return false;
+}
+
+/**
+ * Removes what is never content and the blocks whose class or id says they are boilerplate, unless such a block
+ * holds an article, reads like prose, or holds most of the page's text (a site that wraps its whole story in
+ * `class="post js-share-enabled"`); Readability's own scoring deals with whatever is left.
+ */
+export function removeBoilerplate(root: DomElement): void {
+  for (const element of [...root.querySelectorAll(NEVER_CONTENT)]) element.remove();
+  for (const element of [...root.querySelectorAll('[style]')]) if (looksHidden(element)) element.remove();
+  const total = normalizeSpace(root.textContent).length || 1;
+  for (const element of [...root.querySelectorAll('[class], [id]')]) {
+    if (!element.parentNode || !looksLikeBoilerplate(element)) continue;
+    if (element.querySelector('article, main, [role="main"], [itemprop="articleBody"]')) continue;
+    if (looksLikeProse(element)) continue;
+    const share = normalizeSpace(element.textContent).length / total;
+    if (share < 0.4) element.remove();
+  }
+}

@@ -1,0 +1,73 @@
+import { parseHTML } from 'linkedom';
+
+/**
+ * The small part of the DOM the extractor uses. The project compiles without the DOM library (it is a server), so
+ * linkedom's documents are seen through these interfaces.
+ */
+export interface DomNode {
+  readonly nodeType: number;
+  readonly nodeName: string;
+  textContent: string | null;
+  readonly parentNode: DomNode | null;
+  readonly childNodes: ArrayLike<DomNode> & Iterable<DomNode>;
+  cloneNode(deep?: boolean): DomNode;
+  remove(): void;
+}
+
+export interface DomElement extends DomNode {
+  readonly tagName: string;
+  readonly localName: string;
+  readonly children: ArrayLike<DomElement> & Iterable<DomElement>;
+  readonly parentElement: DomElement | null;
+  readonly ownerDocument: DomDocument;
+  id: string;
+  className: string;
+  innerHTML: string;
+  readonly outerHTML: string;
+  getAttribute(name: string): string | null;
+  setAttribute(name: string, value: string): void;
+  removeAttribute(name: string): void;
+  hasAttribute(name: string): boolean;
+  querySelector(selector: string): DomElement | null;
+  querySelectorAll(selector: string): Iterable<DomElement> & ArrayLike<DomElement>;
+  closest(selector: string): DomElement | null;
+  replaceWith(...nodes: (DomNode | string)[]): void;
+  appendChild(node: DomNode): DomNode;
+}
+
+export interface DomDocument extends DomNode {
+  readonly documentElement: DomElement;
+  readonly head: DomElement | null;
+  readonly body: DomElement | null;
+  title: string;
+  querySelector(selector: string): DomElement | null;
+  querySelectorAll(selector: string): Iterable<DomElement> & ArrayLike<DomElement>;
+  getElementsByTagName(name: string): ArrayLike<DomElement> & Iterable<DomElement>;
+  createElement(tagName: string): DomElement;
+  createTextNode(text: string): DomNode;
+}
+
+export const ELEMENT_NODE = 1;
+export const TEXT_NODE = 3;
+
+export function parseDocument(html: string): DomDocument {
+  // linkedom keeps the document on the window it returns.
+  return (parseHTML(html) as unknown as { document: DomDocument }).document;
+}
+
+/** A detached fragment of HTML (e.g. Readability's article) inside a fresh document's body. */
+export function parseFragment(html: string): DomElement {
+  const document = parseDocument(`<!doctype html><html><head></head><body>${html}</body></html>`);
+  return document.body ?? document.documentElement;
+}
+
+export function isElement(node: DomNode): node is DomElement {
+  return node.nodeType === ELEMENT_NODE;
+}
+
+export const tagOf = (element: DomElement) => element.tagName.toLowerCase();
+
+/** Whitespace collapsed and trimmed. */
+export function normalizeSpace(text: string | null | undefined): string {
+  return (text ?? '').replace(/\s+/g, ' ').trim();
+}

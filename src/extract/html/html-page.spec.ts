@@ -1,0 +1,220 @@
+import { readFileSync } from 'node:fs';
+import { parseDocument } from './dom.js';
+import { type HtmlOptions, extractHtml } from './html-page.js';
+import { looksJavaScriptBuilt } from './javascript-built.js';
+import { normalizeDate } from './page-metadata.js';
+
+const ORIGIN = 'https://news.example.org';
+const page = (name: string) =>
+  readFileSync(`test/fixtures/site/articles/${name}`, 'utf8').replaceAll('{{origin}}', ORIGIN);
+const extract = (name: string, options: Partial<HtmlOptions> = {}) =>
+  extractHtml(page(name), `${ORIGIN}/articles/${name}`, { depth: 'basic', format: 'markdown', ...options });
+
+describe('main content', () => {
+  test('a news article keeps its story and drops navigation, ads, share tools, asides, comments and footer', () => {
+    const { content, source } = extract('harbour-news.html');
+    expect(source).toBe('readability');
+    expect(content).toMatch(/^Residents of Port Aldery have voted/);
+    expect(content).toContain('## What the plan involves');
+    expect(content).toContain('The council has promised a working group with the fishermen');
+    for (const boilerplate of [
+      'We use cookies',
+      'Politics',
+      'Advertisement',
+      'Share on Facebook',
+      'Storm damage bill',
+      'Most read',
+      'seaview42',
+      'Sign up for our free daily newsletter',
+      'All rights reserved',
+      'Search the Courier',
+      'Waves broke over the old wall', // a caption: basic drops captions
+    ]) {
+      expect(content).not.toContain(boilerplate);
+    }
+  });
+
+  test('text format: paragraphs and headings as plain lines, no markup', () => {
+    const { content } = extract('harbour-news.html', { format: 'text' });
+    expect(content).toContain('\n\nWhat the plan involves\n\n');
+    expect(content).not.toMatch(/[#*[\]]/);
+  });
+
+  test('a page too short for Readability falls back to the body without header, navigation and footer', () => {
+    const { content, source, title, language } = extract('short-notice.html', { format: 'text' });
+    expect(source).toBe('fallback');
+    expect(content).toBe(
+      'Opening hours\n\nThe library is open Monday to Friday from 9:00 to 18:00.\n\nOn Saturdays we open from 10:00 to 14:00.',
+    );
+    expect(title).toBe('Opening hours');
+    expect(language).toBe('de');
+  });
+
+  test('basic keeps the words of a data table as lines; advanced keeps the table', () => {
+    const basic = extract('planets-table.html').content;
+    const advanced = extract('planets-table.html', { depth: 'advanced' }).content;
+    expect(basic).toContain('Mercury | 4,879 | 58 | 88 days | 0');
+    expect(basic).not.toContain('| --- |');
+    expect(advanced).toContain('| Planet | Diameter (km) | Distance from Sun (million km) | Orbital period | Moons |');
+    expect(advanced).toContain('| --- | --- | --- | --- | --- |');
+    expect(advanced).toContain('| Neptune | 49,528 | 4,495 | 165 years | 16 |');
+    expect(advanced).toContain('~~Pluto is the ninth planet.~~');
+  });
+
+  test('advanced keeps figure captions and turns embedded video into a link; basic drops both', () => {
+    const basic = extract('blog-post.html').content;
+    const advanced = extract('blog-post.html', { depth: 'advanced' }).content;
+    expect(advanced).toContain('The crumb after the fourth round of adjustments.');
+    expect(advanced).toContain('[Video: Shaping a high-altitude boule](https://www.youtube.com/watch?v=abcDEF12345)');
+    expect(basic).not.toContain('The crumb after the fourth round');
+    expect(basic).not.toContain('youtube');
+    for (const content of [basic, advanced]) {
+      expect(content).toContain('1.  Reduce the starter from 20 per cent to 15 per cent of the flour weight.');
+      expect(content).toContain('```\nwater = flour * 0.78\nstarter = flour * 0.15\nsalt = flour * 0.02\n```');
+      expect(content).not.toContain('Archives');
+      expect(content).not.toContain('Powered by a very small server');
+    }
+  });
+
+  test('an article whose wrapper has an unlucky class ("share") is kept; a block of links with that class goes', () => {
+    const story = Array.from(
+      { length: 5 },
+      (_, i) =>
+        `<p>Paragraph ${i + 1} of the story, which is long enough to read like prose and not like a box of buttons or links.</p>`,
+    ).join('');
+    const html = `<html><body><div class="post js-share-enabled"><h1>T</h1>${story}</div><div class="share-bar"><a href="/x">Share this</a></div><div class="comments">${story.replaceAll('story', 'comment')}${story.replaceAll('story', 'reply')}</div></body></html>`;
+    const { content } = extractHtml(html, 'https://a.example/post', { depth: 'basic', format: 'text' });
+    expect(content).toContain('Paragraph 5 of the story');
+    expect(content).not.toContain('Share this');
+    expect(content).not.toContain('of the comment');
+  });
+
+  test('XHTML', () => {
+    const { content, language, title } = extract('field-notes.xhtml', { format: 'text' });
+    expect(content).toMatch(/^Au petit matin, les paludiers ratissent le sel/);
+    expect(content).not.toContain('Accueil');
+    expect(language).toBe('fr');
+    expect(title).toBe('Les marais salants');
+  });
+});
+
+describe('metadata', () => {
+  test('title, images (og:image first, content images, no ads, pixels or data: URIs), favicon, date, language', () => {
+    const news = extract('harbour-news.html');
+    expect(news.title).toBe('Harbour town votes to rebuild its sea wall');
+    expect(news.images).toEqual([`${ORIGIN}/images/sea-wall-hero.jpg`, `${ORIGIN}/images/flood-gate-plan.png`]);
+    expect(news.favicon).toBe(`${ORIGIN}/static/favicon-32.png`);
+    expect(news.publishedDate).toBe('2024-03-14T08:30:00.000Z');
+    expect(news.language).toBe('en-GB');
+
+    const blog = extract('blog-post.html');
+    expect(blog.images).toEqual([`${ORIGIN}/img/loaf-cover.jpg`, `${ORIGIN}/img/crumb-shot.jpg`]);
+    expect(blog.favicon).toBe(`${ORIGIN}/articles/favicon.ico`); // "shortcut icon", relative to the page
+    expect(blog.publishedDate).toBe('2023-09-02'); // microdata datePublished on a <time>
+  });
+
+  test('favicon: a data: icon is skipped; without any icon link, /favicon.ico', () => {
+    expect(extract('planets-table.html').favicon).toBe(`${ORIGIN}/icons/sky.svg`);
+    expect(extract('short-notice.html').favicon).toBe(`${ORIGIN}/favicon.ico`);
+  });
+
+  test('citation_publication_date', () => {
+    expect(extract('paper-abstract.html').publishedDate).toBe('2022-06-15');
+  });
+
+  test('links: absolute http(s), from the whole page, without fragments, de-duplicated', () => {
+    const { links } = extract('harbour-news.html');
+    expect(links).toContain(`${ORIGIN}/local/`);
+    expect(links).toContain('https://shop.example.org/subscribe');
+    expect(links).toContain(`${ORIGIN}/privacy`);
+    expect(links).toContain(`${ORIGIN}/local/storm-damage-2023`);
+    expect(links.filter((l) => l === `${ORIGIN}/`)).toHaveLength(1);
+    expect(links.some((l) => l.startsWith('mailto:') || l.includes('#'))).toBe(false);
+  });
+
+  test.each([
+    ['2024-03-14T08:30:00Z', '2024-03-14T08:30:00.000Z'],
+    ['2024-03-14T10:30:00+02:00', '2024-03-14T08:30:00.000Z'],
+    ['2022/06/15', '2022-06-15'],
+    ['2022-6-5', '2022-06-05'],
+    ['March 14, 2024', '2024-03-14'],
+    ['2021', '2021'],
+    ['yesterday', null],
+    ['2022/13/45', null],
+  ])('normalizeDate(%s) = %s', (input, expected) => expect(normalizeDate(input)).toBe(expected));
+});
+
+describe('structured data', () => {
+  test('JSON-LD with @graph flattened, the context carried down; OpenGraph', () => {
+    const { structuredData } = extract('harbour-news.html');
+    const jsonLd = structuredData.filter((item) => item['@source'] === 'json-ld');
+    expect(jsonLd.map((item) => item['@type'])).toEqual(['NewsArticle', 'Organization']);
+    expect(jsonLd[0]).toMatchObject({
+      '@context': 'https://schema.org',
+      headline: 'Harbour town votes to rebuild its sea wall',
+      author: { '@type': 'Person', name: 'Mara Ellison' },
+    });
+    expect(structuredData.find((item) => item['@source'] === 'opengraph')).toMatchObject({
+      'og:type': 'article',
+      'og:image': `${ORIGIN}/images/sea-wall-hero.jpg`,
+      'article:published_time': '2024-03-14T08:30:00Z',
+    });
+  });
+
+  test('microdata: nested items, content attributes, URLs from links, repeated meta merged', () => {
+    const { structuredData } = extract('kettle-product.html');
+    expect(structuredData.find((item) => item['@source'] === 'microdata')).toEqual({
+      '@source': 'microdata',
+      '@context': 'https://schema.org',
+      '@type': 'Product',
+      '@id': 'urn:sku:KT-18',
+      name: 'Stovetop Kettle 1.8 L',
+      image: 'https://cdn.hearth.example/kettle-front.jpg',
+      sku: 'KT-18',
+      brand: { '@type': 'Brand', name: 'Hearthworks' },
+      description: expect.stringMatching(/^A whistling stovetop kettle.*when you pour\.$/),
+      offers: { '@type': 'Offer', priceCurrency: 'EUR', price: '39.00', availability: 'https://schema.org/InStock' },
+      aggregateRating: { '@type': 'AggregateRating', ratingValue: '4.6', reviewCount: '212' },
+    });
+    expect(structuredData.find((item) => item['@source'] === 'opengraph')).toMatchObject({
+      'product:price:amount': '39.00',
+    });
+  });
+
+  test('citation_* meta tags, repeated authors as a list', () => {
+    const { structuredData } = extract('paper-abstract.html');
+    expect(structuredData.find((item) => item['@source'] === 'citation')).toMatchObject({
+      citation_title: 'Sediment transport under breaking waves: a field study',
+      citation_author: ['Okafor, Chidi', 'Lindqvist, Sofia'],
+      citation_doi: '10.5555/jcd.2022.041',
+    });
+  });
+
+  test('broken JSON-LD is skipped, lenient JSON-LD (raw newlines, trailing semicolon) is read', () => {
+    const html = `<html><head>
+      <script type="application/ld+json">{ not json</script>
+      <script type="application/ld+json">{"@context":"https://schema.org","@type":"Event","name":"Line
+break"};</script>
+      <script type="application/ld+json">[{"@type":"Place","name":"A"},{"@type":"Place","name":"B"}]</script>
+      </head><body><p>x</p></body></html>`;
+    const { structuredData } = extractHtml(html, 'https://a.example/', { depth: 'basic', format: 'text' });
+    expect(structuredData.map((item) => [item['@type'], item.name])).toEqual([
+      ['Event', 'Line break'],
+      ['Place', 'A'],
+      ['Place', 'B'],
+    ]);
+  });
+});
+
+describe('looksJavaScriptBuilt', () => {
+  test('an empty app shell with a noscript hint does; a real article does not', () => {
+    expect(looksJavaScriptBuilt(parseDocument(page('js-app.html')))).toBe(true);
+    expect(looksJavaScriptBuilt(parseDocument(page('harbour-news.html')))).toBe(false);
+    expect(looksJavaScriptBuilt(parseDocument(page('short-notice.html')))).toBe(false);
+    expect(
+      looksJavaScriptBuilt(
+        parseDocument('<html><body><div id="app"></div><script src="/a.js"></script></body></html>'),
+      ),
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,104 @@
+import { Readability } from '@mozilla/readability';
+import { NEVER_CONTENT, PAGE_FURNITURE, removeBoilerplate } from './boilerplate.js';
+import { type DomDocument, type DomElement, normalizeSpace, parseFragment } from './dom.js';
+import { embedsToLinks } from './embeds.js';
+import { flattenTable, isLayoutTable, unwrapLayoutTable } from './tables.js';
+
+export type ExtractDepth = 'basic' | 'advanced';
+
+export interface MainContent {
+  /** The main content, detached from the page. */
+  readonly root: DomElement;
+  /** Readability's title (JSON-LD headline, og:title or a cleaned `<title>`), if it found one. */
+  readonly title: string | null;
+  readonly publishedTime: string | null;
+  /** Which way the content was found. */
+  readonly source: 'readability' | 'fallback';
+}
+
+/** Readability gives up below this many characters and returns its least bad attempt. */
+const READABILITY_CHAR_THRESHOLD = 500;
+
+/**
+ * The main content of a page: Readability on a copy of the page (after the boilerplate that it sometimes keeps is
+ * removed), or, when Readability finds nothing or only a short attempt, the body text without navigation, header,
+ * footer, asides and boilerplate blocks. Then the depth's treatment: `basic` keeps the text of tables as lines and
+ * drops captions and embeds; `advanced` keeps tables, figure captions, and embedded media as links.
+ */
+export function extractMainContent(document: DomDocument, depth: ExtractDepth): MainContent {
+  const readable = runReadability(copyOf(document), depth);
+  const readableLength = readable ? textLength(readable.root) : 0;
+  let chosen: MainContent | null = readable && readableLength >= READABILITY_CHAR_THRESHOLD ? readable : null;
+  if (!chosen) {
+    // Readability found nothing, or only its least bad short attempt: the body without furniture, if it says more.
+    const fallback = fallbackContent(copyOf(document), depth);
+    const fallbackLength = textLength(fallback);
+    chosen =
+      readable && (fallbackLength === 0 || fallbackLength < readableLength)
+        ? readable
+        : {
+            root: fallback,
+            title: readable?.title ?? null,
+            publishedTime: readable?.publishedTime ?? null,
+            source: 'fallback',
+          };
+  }
+  applyDepth(chosen.root, depth);
+  return chosen;
+}
+
+function copyOf(document: DomDocument): DomDocument {
+  return document.cloneNode(true) as DomDocument;
+}
+
+function runReadability(document: DomDocument, depth: ExtractDepth): MainContent | null {
+  if (!document.body) return null;
+  removeBoilerplate(document.body);
+  if (depth === 'advanced') embedsToLinks(document, document.body);
+  let article: ReturnType<Readability<DomElement>['parse']>;
+  try {
+    article = new Readability<DomElement>(document as never, {
+      charThreshold: READABILITY_CHAR_THRESHOLD,
+      serializer: (node) => node as unknown as DomElement,
+    }).parse();
+  } catch {
+    return null;
+  }
+  if (!article?.content) return null;
+  return {
+    root: article.content,
+    title: normalizeSpace(article.title) || null,
+    publishedTime: article.publishedTime ?? null,
+    source: 'readability',
+  };
+}
+
+/** The body without page furniture and boilerplate: the content of a page too short for Readability. */
+function fallbackContent(document: DomDocument, depth: ExtractDepth): DomElement {
+  const body = document.body ?? parseFragment('');
+  for (const element of [...body.querySelectorAll(`${NEVER_CONTENT}, ${PAGE_FURNITURE}`)]) element.remove();
+  removeBoilerplate(body);
+  if (depth === 'advanced') embedsToLinks(document, body);
+  return body;
+}
+
+function applyDepth(root: DomElement, depth: ExtractDepth): void {
+  for (const element of [
+    ...root.querySelectorAll('script, style, noscript, template, button, input, select, textarea'),
+  ])
+    element.remove();
+  // Innermost tables first, so that an outer layout table sees its inner tables already handled.
+  for (const table of [...root.querySelectorAll('table')].reverse()) {
+    if (!table.parentNode) continue;
+    if (isLayoutTable(table)) unwrapLayoutTable(table);
+    else if (depth === 'basic') flattenTable(table);
+  }
+  if (depth === 'basic') {
+    for (const element of [...root.querySelectorAll('figcaption, iframe, video, audio, embed, object')])
+      element.remove();
+  }
+}
+
+export function textLength(element: DomElement): number {
+  return normalizeSpace(element.textContent).length;
+}
