@@ -5,6 +5,7 @@ import { ProjectionsModule } from '../../projections/projections.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { ConfigModule } from '../config/config.module.js';
+import { CrawlModule } from '../crawl/crawl.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { DemoSeedService } from '../demo/demo-seed.service.js';
 import { EventStoreModule } from '../event-store/event-store.module.js';
@@ -44,6 +45,7 @@ export class AppModule {
         LedgerModule,
         FetchModule,
         ExtractModule,
+        CrawlModule,
         HealthModule,
         ...extraModules,
       ],

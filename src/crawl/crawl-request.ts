@@ -1,0 +1,60 @@
+import { BadRequestException } from '@nestjs/common';
+import type { AddressPolicy } from '../fetch/address-policy.js';
+import { errorBody } from '../http/error-body.js';
+import { MAX_PAGES_PER_CALL } from '../metering/metered-operation.js';
+import { CrawlFilters } from './crawl-filters.js';
+import type { MapRequestDto } from './dto/map-request.dto.js';
+import { DEFAULTS } from './dto/map-request.dto.js';
+import type { FrontierPlan } from './frontier.js';
+import { parseStartUrl } from './normalize-url.js';
+import { RelevanceRanker } from './relevance.js';
+
+/** Time kept back from the caller's `timeout` to build and send the response. */
+const RESPONSE_RESERVE_MS = 2_000;
+
+export interface ResolvedRequest {
+  /** As the caller wrote it (trimmed): the response's `base_url`. */
+  readonly baseUrl: string;
+  readonly instructions: string | null;
+  plan(mode: FrontierPlan['mode']): FrontierPlan;
+}
+
+/** A validated map/crawl body turned into a frontier plan; a start URL we will not fetch is a 400. */
+export function resolveRequest(body: MapRequestDto, addresses: AddressPolicy, startedAt: number): ResolvedRequest {
+  const startUrl = parseStartUrl(body.url);
+  if (!startUrl) throw badRequest(`url is not a valid http(s) URL: ${JSON.stringify(body.url.slice(0, 200))}`);
+  const refusal = addresses.checkHost(new URL(startUrl).hostname);
+  if (refusal) throw badRequest(`url is not allowed: ${refusal.message}`);
+  const instructions = body.instructions?.trim() || null;
+  const timeoutMs = (body.timeout ?? DEFAULTS.timeoutSeconds) * 1000;
+  const deadline = startedAt + timeoutMs - Math.min(RESPONSE_RESERVE_MS, timeoutMs * 0.05);
+  return {
+    baseUrl: body.url.trim(),
+    instructions,
+    plan: (mode) => ({
+      startUrl,
+      maxDepth: body.max_depth ?? DEFAULTS.maxDepth,
+      maxBreadth: body.max_breadth ?? DEFAULTS.maxBreadth,
+      limit: Math.min(body.limit ?? DEFAULTS.limit, MAX_PAGES_PER_CALL),
+      filters: new CrawlFilters(startUrl, {
+        selectPaths: body.select_paths,
+        excludePaths: body.exclude_paths,
+        selectDomains: body.select_domains,
+        excludeDomains: body.exclude_domains,
+        allowExternal: body.allow_external ?? true,
+      }),
+      ranker: instructions ? new RelevanceRanker(instructions) : null,
+      deadline,
+      mode,
+    }),
+  };
+}
+
+export function badRequest(message: string): BadRequestException {
+  return new BadRequestException(errorBody(message));
+}
+
+/** Seconds, two decimals, as Tavily reports `response_time`. */
+export function responseTime(startedAt: number): number {
+  return Math.round((Date.now() - startedAt) / 10) / 100;
+}

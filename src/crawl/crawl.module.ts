@@ -1,0 +1,31 @@
+import { Module } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { ExtractModule } from '../extract/extract.module.js';
+import { AddressPolicy } from '../fetch/address-policy.js';
+import { FetchModule } from '../fetch/fetch.module.js';
+import { CrawlController } from './crawl.controller.js';
+import { CrawlService } from './crawl.service.js';
+import { DocumentIndexWriter } from './document-index.writer.js';
+import { MapService } from './map.service.js';
+
+/**
+ * Map and crawl: one frontier (frontier.ts) over the fetcher, robots.txt and the per-host scheduler of FetchModule,
+ * and the content extractor for crawl. Exports DocumentIndexWriter, the writer of the local search index.
+ */
+@Module({
+  imports: [FetchModule, ExtractModule],
+  controllers: [CrawlController],
+  providers: [
+    MapService,
+    CrawlService,
+    DocumentIndexWriter,
+    // The fetcher's own SSRF rules and allow-list, to refuse a start URL that is a refused address literal up front.
+    {
+      provide: AddressPolicy,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => new AddressPolicy(config.fetchAllowHosts),
+    },
+  ],
+  exports: [DocumentIndexWriter],
+})
+export class CrawlModule {}

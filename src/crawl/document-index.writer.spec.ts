@@ -1,0 +1,72 @@
+import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
+import { DocumentIndexWriter, contentHash } from './document-index.writer.js';
+
+describe('DocumentIndexWriter', () => {
+  let database: TestDatabase;
+  let writer: DocumentIndexWriter;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(['store']);
+    writer = new DocumentIndexWriter(database.db);
+  });
+  afterAll(() => database.drop());
+
+  const page = (url: string, content: string) => ({
+    url,
+    title: 'A page',
+    content,
+    publishedDate: new Date('2024-03-01T00:00:00Z'),
+    language: 'en',
+    favicon: 'https://e.test/favicon.ico',
+    images: ['https://e.test/a.png'],
+    structuredData: [{ '@type': 'Article', headline: 'A page' }],
+    fetchedAt: new Date(),
+  });
+
+  test('upserts by URL: a second write of a page replaces its row', async () => {
+    expect(await writer.upsert([page('https://e.test/a', 'first'), page('https://e.test/b', 'other')])).toBe(2);
+    expect(await writer.upsert([page('https://e.test/a', 'second')])).toBe(1);
+    const { rows } = await database.db.query(
+      `SELECT url, domain, content, content_hash, images, structured_data, published_date FROM documents ORDER BY url`,
+    );
+    expect(rows).toEqual([
+      {
+        url: 'https://e.test/a',
+        domain: 'e.test',
+        content: 'second',
+        content_hash: contentHash('second'),
+        images: ['https://e.test/a.png'],
+        structured_data: [{ '@type': 'Article', headline: 'A page' }],
+        published_date: new Date('2024-03-01T00:00:00Z'),
+      },
+      expect.objectContaining({ url: 'https://e.test/b', content: 'other' }),
+    ]);
+  });
+
+  test('NUL characters (PostgreSQL refuses them) are dropped, and one bad row does not sink its batch', async () => {
+    const docs = Array.from({ length: 3 }, (_, i) => page(`https://e.test/nul-${i}`, `text\u0000 ${i}`));
+    const broken = { ...page('https://e.test/broken', 'x'), publishedDate: new Date('invalid') };
+    expect(await writer.upsert([...docs, broken])).toBe(3);
+    const { rows } = await database.db.query(`SELECT content FROM documents WHERE url LIKE '%nul-%' ORDER BY url`);
+    expect(rows.map((r) => r.content)).toEqual(['text 0', 'text 1', 'text 2']);
+  });
+
+  test('fromPage: the canonical URL, and a published date only when it parses', () => {
+    const extracted = {
+      url: 'https://E.test/docs/?utm_source=x#top',
+      title: null,
+      rawContent: 'body',
+      images: [],
+      favicon: null,
+      publishedDate: 'not a date',
+      language: null,
+      structuredData: [],
+      links: [],
+      contentType: 'text/html',
+    };
+    expect(DocumentIndexWriter.fromPage(extracted)).toMatchObject({
+      url: 'https://e.test/docs/',
+      publishedDate: null,
+    });
+  });
+});

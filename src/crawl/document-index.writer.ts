@@ -1,0 +1,119 @@
+import { createHash } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { Database } from '../database/database.js';
+import type { ExtractedPage } from '../extract/content-extractor.port.js';
+import { normalizeUrl } from './normalize-url.js';
+
+/** One row of the local search index (`documents`). */
+export interface IndexedDocument {
+  /** Canonical URL: normalized (see normalize-url.ts). */
+  readonly url: string;
+  readonly title: string | null;
+  readonly content: string;
+  readonly publishedDate: Date | null;
+  readonly language: string | null;
+  readonly favicon: string | null;
+  readonly images: readonly string[];
+  readonly structuredData: readonly Record<string, unknown>[];
+  readonly fetchedAt: Date;
+}
+
+const COLUMNS = 11;
+/** `images` and `structured_data`, by position in the column list. */
+const JSONB_COLUMNS = new Set([7, 8]);
+const ROWS_PER_STATEMENT = 100;
+
+/**
+ * Feeds the local search index: every page crawl extracts is upserted by its canonical URL (a later read of the same
+ * page replaces the row). Exported for other producers of extracted pages.
+ */
+@Injectable()
+export class DocumentIndexWriter {
+  constructor(private readonly db: Database) {}
+
+  static fromPage(page: ExtractedPage, fetchedAt = new Date()): IndexedDocument | null {
+    const url = normalizeUrl(page.url);
+    if (!url) return null;
+    const published = page.publishedDate ? new Date(page.publishedDate) : null;
+    return {
+      url,
+      title: page.title,
+      content: page.rawContent,
+      publishedDate: published && !Number.isNaN(published.getTime()) ? published : null,
+      language: page.language,
+      favicon: page.favicon,
+      images: page.images,
+      structuredData: page.structuredData,
+      fetchedAt,
+    };
+  }
+
+  /**
+   * Upserts the documents (the last of two with one URL wins), a batch per statement; a batch that fails is retried
+   * row by row so that one bad page costs only its own row. Returns how many rows were written.
+   */
+  async upsert(documents: readonly IndexedDocument[]): Promise<number> {
+    const unique = [...new Map(documents.map((doc) => [doc.url, doc])).values()];
+    let written = 0;
+    for (let i = 0; i < unique.length; i += ROWS_PER_STATEMENT) {
+      const batch = unique.slice(i, i + ROWS_PER_STATEMENT);
+      try {
+        written += await this.write(batch);
+      } catch (error) {
+        if (batch.length === 1) throw error;
+        for (const doc of batch) written += await this.write([doc]).catch(() => 0);
+      }
+    }
+    return written;
+  }
+
+  private async write(batch: readonly IndexedDocument[]): Promise<number> {
+    const values: unknown[] = [];
+    const rows = batch.map((doc, row) => {
+      values.push(
+        doc.url,
+        new URL(doc.url).hostname,
+        doc.title === null ? null : clean(doc.title),
+        clean(doc.content),
+        doc.publishedDate,
+        doc.language,
+        doc.favicon,
+        cleanJson(doc.images),
+        cleanJson(doc.structuredData),
+        doc.fetchedAt,
+        contentHash(doc.content),
+      );
+      const base = row * COLUMNS;
+      const params = Array.from(
+        { length: COLUMNS },
+        (_, c) => `$${base + c + 1}${JSONB_COLUMNS.has(c) ? '::jsonb' : ''}`,
+      );
+      return `(${params.join(', ')})`;
+    });
+    await this.db.query(
+      `INSERT INTO documents (url, domain, title, content, published_date, language, favicon, images,
+                              structured_data, fetched_at, content_hash)
+       VALUES ${rows.join(', ')}
+       ON CONFLICT (url) DO UPDATE SET
+         domain = EXCLUDED.domain, title = EXCLUDED.title, content = EXCLUDED.content,
+         published_date = EXCLUDED.published_date, language = EXCLUDED.language, favicon = EXCLUDED.favicon,
+         images = EXCLUDED.images, structured_data = EXCLUDED.structured_data, fetched_at = EXCLUDED.fetched_at,
+         content_hash = EXCLUDED.content_hash`,
+      values,
+    );
+    return batch.length;
+  }
+}
+
+/** PostgreSQL text and jsonb cannot hold NUL characters (PDF text sometimes has them). */
+function clean(text: string): string {
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '') : text;
+}
+
+function cleanJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => (typeof item === 'string' ? clean(item) : item));
+}
+
+export function contentHash(content: string): string {
+  return createHash('sha256').update(content).digest('hex');
+}

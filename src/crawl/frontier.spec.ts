@@ -1,0 +1,226 @@
+import type { FetchedResource, Fetcher, RobotsPolicy } from '../fetch/fetcher.port.js';
+import { FetchError } from '../fetch/fetcher.port.js';
+import { HostScheduler } from '../fetch/host-scheduler.js';
+import { CrawlFilters } from './crawl-filters.js';
+import { Frontier, type FrontierPlan, type PageVisit } from './frontier.js';
+import { RelevanceRanker } from './relevance.js';
+
+const O = 'https://site.test';
+
+/** A site as a graph: path → links (paths or absolute URLs), with optional redirects. */
+type Graph = Record<string, string[]>;
+
+function fakeVisitor(graph: Graph, redirects: Record<string, string> = {}, visits: string[] = []) {
+  return async (url: string): Promise<PageVisit<null> | null> => {
+    visits.push(url);
+    const target = redirects[url] ?? url;
+    const path = target.startsWith(O) ? target.slice(O.length) : target;
+    const links = graph[path];
+    if (!links) return null;
+    return {
+      url: target,
+      links: links.map((link) => ({ url: link.startsWith('http') ? link : `${O}${link}`, text: '' })),
+      title: path,
+      payload: null,
+    };
+  };
+}
+
+function fakeRobots(disallowed: string[] = [], sitemaps: string[] = []): RobotsPolicy {
+  return {
+    isAllowed: async (url) => !disallowed.some((prefix) => new URL(url).pathname.startsWith(prefix)),
+    sitemaps: async () => sitemaps,
+    crawlDelayMs: async () => null,
+  };
+}
+
+function fakeFetcher(files: Record<string, string> = {}): Fetcher {
+  return {
+    fetch: async (url) => {
+      const body = files[url];
+      if (body === undefined) throw new FetchError('http_error', 'Failed to fetch url: HTTP 404', url, 404);
+      return {
+        requestedUrl: url,
+        url,
+        status: 200,
+        headers: {},
+        contentType: 'application/xml',
+        charset: 'utf-8',
+        body: Buffer.from(body),
+        redirects: [],
+        text: () => body,
+      } satisfies FetchedResource;
+    },
+  };
+}
+
+/** 1 home page → 3 sections → 3 pages each (13 pages), with nav links back up. */
+const TREE: Graph = {
+  '/': ['/a/', '/b/', '/c/'],
+  '/a/': ['/', '/a/1', '/a/2', '/a/3'],
+  '/b/': ['/', '/b/1', '/b/2', '/b/3'],
+  '/c/': ['/', '/c/1', '/c/2', '/c/3'],
+  ...Object.fromEntries(['a', 'b', 'c'].flatMap((s) => [1, 2, 3].map((n) => [`/${s}/${n}`, [`/${s}/`, '/']]))),
+};
+
+function plan(overrides: Partial<FrontierPlan> = {}): FrontierPlan {
+  return {
+    startUrl: `${O}/`,
+    maxDepth: 1,
+    maxBreadth: 20,
+    limit: 50,
+    filters: new CrawlFilters(`${O}/`),
+    ranker: null,
+    deadline: Date.now() + 10_000,
+    mode: 'map',
+    ...overrides,
+  };
+}
+
+const paths = (pages: { url: string }[]) => pages.map((p) => p.url.slice(O.length));
+
+describe('Frontier', () => {
+  const frontier = (robots = fakeRobots(), fetcher = fakeFetcher()) =>
+    new Frontier(fetcher, robots, new HostScheduler());
+
+  test('map, depth 1: the start page and its links; only the start page is fetched', async () => {
+    const visits: string[] = [];
+    const outcome = await frontier().run(plan(), fakeVisitor(TREE, {}, visits));
+    expect(paths(outcome.pages)).toEqual(['/', '/a/', '/b/', '/c/']);
+    expect(visits).toEqual([`${O}/`]);
+  });
+
+  test('map, depth 2: breadth-first, each page once, pages of the last level not fetched', async () => {
+    const visits: string[] = [];
+    const outcome = await frontier().run(plan({ maxDepth: 2 }), fakeVisitor(TREE, {}, visits));
+    expect(paths(outcome.pages)).toEqual([
+      '/',
+      '/a/',
+      '/b/',
+      '/c/',
+      '/a/1',
+      '/a/2',
+      '/a/3',
+      '/b/1',
+      '/b/2',
+      '/b/3',
+      '/c/1',
+      '/c/2',
+      '/c/3',
+    ]);
+    expect(visits).toHaveLength(4);
+  });
+
+  test('crawl visits every page it returns, the last level included', async () => {
+    const visits: string[] = [];
+    const outcome = await frontier().run(plan({ maxDepth: 1, mode: 'crawl' }), fakeVisitor(TREE, {}, visits));
+    expect(paths(outcome.pages)).toEqual(['/', '/a/', '/b/', '/c/']);
+    expect(visits).toHaveLength(4);
+    expect(outcome.pages.every((p) => p.visit !== null)).toBe(true);
+  });
+
+  test('max_breadth caps the links followed per page; limit caps the results', async () => {
+    const narrow = await frontier().run(plan({ maxDepth: 2, maxBreadth: 2 }), fakeVisitor(TREE));
+    expect(paths(narrow.pages)).toEqual(['/', '/a/', '/b/', '/a/1', '/a/2', '/b/1', '/b/2']);
+    const limited = await frontier().run(plan({ maxDepth: 2, limit: 6 }), fakeVisitor(TREE));
+    expect(paths(limited.pages)).toEqual(['/', '/a/', '/b/', '/c/', '/a/1', '/a/2']);
+    const crawlVisits: string[] = [];
+    await frontier().run(plan({ maxDepth: 3, limit: 5, mode: 'crawl' }), fakeVisitor(TREE, {}, crawlVisits));
+    expect(crawlVisits).toHaveLength(5);
+  });
+
+  test('robots.txt: a disallowed page is neither listed nor fetched', async () => {
+    const visits: string[] = [];
+    const outcome = await frontier(fakeRobots(['/b/'])).run(plan({ maxDepth: 2 }), fakeVisitor(TREE, {}, visits));
+    expect(paths(outcome.pages).filter((p) => p.startsWith('/b/'))).toEqual([]);
+    expect(visits.some((url) => url.includes('/b/'))).toBe(false);
+  });
+
+  test('failed pages are left out; a redirect to a page already found is one result', async () => {
+    const graph: Graph = { '/': ['/old', '/new', '/missing'], '/new': ['/deep'], '/deep': [] };
+    const outcome = await frontier().run(
+      plan({ maxDepth: 2, mode: 'crawl' }),
+      fakeVisitor(graph, { [`${O}/old`]: `${O}/new` }),
+    );
+    expect(paths(outcome.pages)).toEqual(['/', '/new', '/deep']);
+    expect(outcome.failed).toBe(1);
+  });
+
+  test('a page read for its links only is followed but never a result, and counts as failed', async () => {
+    const visitor = fakeVisitor(TREE);
+    const outcome = await frontier().run(plan({ mode: 'crawl' }), async (url, context) => {
+      const visit = await visitor(url);
+      return visit && url === `${O}/` ? { ...visit, linksOnly: context.followLinks } : visit;
+    });
+    expect(paths(outcome.pages)).toEqual(['/a/', '/b/', '/c/']);
+    expect(outcome.failed).toBe(1);
+  });
+
+  test('a link to where another link redirected is the same page, even on the last level of a map', async () => {
+    const graph: Graph = { '/': ['/old'], '/new': ['/new', '/other'], '/other': [] };
+    const outcome = await frontier().run(plan({ maxDepth: 2 }), fakeVisitor(graph, { [`${O}/old`]: `${O}/new` }));
+    expect(paths(outcome.pages)).toEqual(['/', '/new', '/other']);
+  });
+
+  test('filters decide what is listed and followed; a start page they exclude is still followed', async () => {
+    const filters = new CrawlFilters(`${O}/`, { selectPaths: ['^/a/'] });
+    const outcome = await frontier().run(plan({ maxDepth: 2, filters }), fakeVisitor(TREE));
+    expect(paths(outcome.pages)).toEqual(['/a/', '/a/1', '/a/2', '/a/3']);
+  });
+
+  test('sitemaps add the pages of the start directory at depth 1, after the links, index files followed', async () => {
+    const index = `${O}/sitemap-index.xml`;
+    const fetcher = fakeFetcher({
+      [index]: `<sitemapindex><sitemap><loc>${O}/sitemap-a.xml</loc></sitemap></sitemapindex>`,
+      [`${O}/sitemap-a.xml`]: `<urlset><url><loc>${O}/a/1</loc></url><url><loc>${O}/hidden</loc></url><url><loc>https://elsewhere.test/x</loc></url></urlset>`,
+      [`${O}/sitemap.xml`]: `<urlset><url><loc>${O}/also-hidden</loc></url></urlset>`,
+    });
+    const outcome = await frontier(fakeRobots([], [index]), fetcher).run(plan(), fakeVisitor(TREE));
+    expect(paths(outcome.pages)).toEqual(['/', '/a/', '/b/', '/c/', '/a/1', '/hidden', '/also-hidden']);
+    expect(outcome.pages.find((p) => p.url.endsWith('/hidden'))!.depth).toBe(1);
+  });
+
+  test("politeness: visits to one host are spaced by the site's crawl-delay", async () => {
+    const robots: RobotsPolicy = { ...fakeRobots(), crawlDelayMs: async () => 150 };
+    const starts: number[] = [];
+    const visitor = fakeVisitor(TREE);
+    await frontier(robots).run(plan({ mode: 'crawl' }), async (url) => {
+      starts.push(Date.now());
+      return visitor(url);
+    });
+    expect(starts).toHaveLength(4);
+    const gaps = starts.slice(1).map((start, i) => start - starts[i]!);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(140);
+  });
+
+  test('the deadline stops the run and returns what is done', async () => {
+    const slow = fakeVisitor(TREE);
+    const outcome = await frontier().run(
+      plan({ maxDepth: 3, mode: 'crawl', deadline: Date.now() + 300 }),
+      async (url) => {
+        // A visitor that ignores the abort signal: the run must not wait for it.
+        if (url !== `${O}/`) await new Promise((resolve) => setTimeout(resolve, 5_000).unref());
+        return slow(url);
+      },
+    );
+    expect(outcome.timedOut).toBe(true);
+    expect(paths(outcome.pages)).toEqual(['/']);
+  });
+
+  test('instructions: links that match are followed first, and only matching pages are kept, best first', async () => {
+    const graph: Graph = {
+      '/': ['/blog/', '/pricing/', '/docs/'],
+      '/blog/': ['/blog/launch', '/blog/pricing-update'],
+      '/pricing/': ['/pricing/enterprise', '/pricing/faq'],
+      '/docs/': ['/docs/billing'],
+    };
+    const ranker = new RelevanceRanker('pricing and billing');
+    const narrow = await frontier().run(plan({ maxDepth: 1, maxBreadth: 1, ranker }), fakeVisitor(graph));
+    expect(paths(narrow.pages)).toEqual(['/pricing/']);
+    const outcome = await frontier().run(plan({ maxDepth: 2, ranker }), fakeVisitor(graph));
+    const found = paths(outcome.pages);
+    expect(new Set(found)).toEqual(
+      new Set(['/pricing/', '/pricing/enterprise', '/pricing/faq', '/blog/pricing-update', '/docs/billing']),
+    );
+  });
+});

@@ -1,0 +1,473 @@
+import { setMaxListeners } from 'node:events';
+import type { Fetcher, RobotsPolicy } from '../fetch/fetcher.port.js';
+import type { HostScheduler } from '../fetch/host-scheduler.js';
+import type { CrawlFilters } from './crawl-filters.js';
+import type { PageLink } from './html-outline.js';
+import { keyOf, normalizeUrl } from './normalize-url.js';
+import { type RelevanceFields, type RelevanceRanker, pathOf } from './relevance.js';
+import { parseSitemap } from './sitemap.js';
+import { isAssetUrl } from './url-kinds.js';
+
+/**
+ * The frontier map and crawl share. Breadth-first from the start URL, level by level (so results come in a stable
+ * order): every page of depth d is visited (fetched for its links, or extracted) before any page of depth d+1.
+ *
+ * - Depth: the start page is depth 0; its links are depth 1; `max_depth` is the deepest level listed.
+ * - Breadth: of each visited page's links, the first `max_breadth` new ones that pass the filters and robots.txt are
+ *   followed (with instructions: the `max_breadth` whose URL and anchor text match them best).
+ * - Limit: the number of pages the results may hold. A map lists pages of the last level without fetching them; a
+ *   crawl visits (extracts) every page it lists, so its limit bounds the pages processed.
+ * - Sitemaps (from robots.txt and /sitemap.xml, index files followed) add the pages they list under the start URL's
+ *   directory as depth-1 pages, after the start page's own links.
+ * - Politeness: robots.txt is checked for every page before it is listed or fetched; fetches go through the shared
+ *   HostScheduler (a few at a time per host, spaced by the site's crawl-delay).
+ * - Time: at the deadline, nothing new starts, visits in flight are aborted, and what is done is returned.
+ * - Redirects: a page is known by its final URL; two URLs that land on one page are one result.
+ */
+export interface FrontierPlan {
+  /** Normalized start URL. */
+  readonly startUrl: string;
+  readonly maxDepth: number;
+  readonly maxBreadth: number;
+  readonly limit: number;
+  readonly filters: CrawlFilters;
+  /** Ranks and filters the results when the request has instructions; null (or inactive) otherwise. */
+  readonly ranker: RelevanceRanker | null;
+  /** `Date.now()` after which nothing new starts. */
+  readonly deadline: number;
+  readonly mode: 'map' | 'crawl';
+  /** Pages visited at once by this run (the HostScheduler also caps each host). Default 8. */
+  readonly concurrency?: number;
+  /** Time for one page visit. Default 15 s (less when the deadline is nearer). */
+  readonly pageTimeoutMs?: number;
+}
+
+export interface PageVisit<P> {
+  /** Where the page was found in the end (after redirects). */
+  readonly url: string;
+  readonly links: readonly PageLink[];
+  /** The page asks robots not to follow its links. */
+  readonly noFollow?: boolean;
+  readonly title?: string | null;
+  readonly summary?: string | null;
+  readonly content?: string | null;
+  /** The page was read for its links only (its content could not be had): followed, but never a result. */
+  readonly linksOnly?: boolean;
+  readonly payload: P;
+}
+
+export interface VisitContext {
+  readonly signal: AbortSignal;
+  readonly timeoutMs: number;
+  /** Whether the page's links will be followed (it is above the last level). */
+  readonly followLinks: boolean;
+}
+
+/** Fetches (or extracts) one page. Resolves null, or rejects, when the page cannot be had. */
+export type PageVisitor<P> = (url: string, context: VisitContext) => Promise<PageVisit<P> | null>;
+
+export interface FrontierPage<P> {
+  readonly url: string;
+  readonly depth: number;
+  /** Null for a page a map listed without fetching it. */
+  readonly visit: PageVisit<P> | null;
+}
+
+export interface FrontierOutcome<P> {
+  readonly pages: FrontierPage<P>[];
+  readonly visited: number;
+  readonly failed: number;
+  readonly timedOut: boolean;
+  /** Why the start page could not be visited (what the visitor threw), if it could not. */
+  readonly startError: unknown;
+}
+
+const DEFAULT_CONCURRENCY = 8;
+const DEFAULT_PAGE_TIMEOUT_MS = 15_000;
+const SITEMAP_TIMEOUT_MS = 10_000;
+const DEADLINE_GRACE_MS = 1_000;
+const MAX_SIGNAL_LISTENERS = 500;
+const MAX_SITEMAP_FILES = 10;
+const MAX_SITEMAP_NESTING = 3;
+/** With instructions, a map looks at this many times `limit` pages, then keeps the best `limit`. */
+const RANKED_DISCOVERY_FACTOR = 3;
+export const MAX_DISCOVERED_PAGES = 3000;
+/** A crawl-delay beyond this is treated as this (the deadline bounds the crawl anyway). */
+const MAX_CRAWL_DELAY_MS = 30_000;
+
+export class Frontier {
+  constructor(
+    private readonly fetcher: Fetcher,
+    private readonly robots: RobotsPolicy,
+    private readonly scheduler: HostScheduler,
+  ) {}
+
+  run<P>(plan: FrontierPlan, visitor: PageVisitor<P>): Promise<FrontierOutcome<P>> {
+    return new FrontierRun(plan, visitor, this.fetcher, this.robots, this.scheduler).run();
+  }
+}
+
+type EntryState = 'pending' | 'visited' | 'failed' | 'duplicate';
+
+interface Entry<P> {
+  url: string;
+  readonly key: string;
+  readonly depth: number;
+  readonly anchors: string[];
+  /** False for a start page the filters exclude: visited for its links, never a result. */
+  readonly listed: boolean;
+  state: EntryState;
+  visit: PageVisit<P> | null;
+}
+
+class FrontierRun<P> {
+  private readonly entries: Entry<P>[] = [];
+  private readonly byKey = new Map<string, Entry<P>>();
+  /** Final URL keys of visited pages → the entry that holds the page. */
+  private readonly landed = new Map<string, Entry<P>>();
+  private readonly controller = new AbortController();
+  private readonly ranker: RelevanceRanker | null;
+  private readonly capacity: number;
+  private visited = 0;
+  private failed = 0;
+  private startError: unknown = null;
+
+  constructor(
+    private readonly plan: FrontierPlan,
+    private readonly visitor: PageVisitor<P>,
+    private readonly fetcher: Fetcher,
+    private readonly robots: RobotsPolicy,
+    private readonly scheduler: HostScheduler,
+  ) {
+    // Every visit in flight listens to the run's signal, several times over (scheduler, fetch, the run itself).
+    setMaxListeners(MAX_SIGNAL_LISTENERS, this.controller.signal);
+    this.ranker = plan.ranker?.active ? plan.ranker : null;
+    this.capacity =
+      plan.mode === 'map' && this.ranker
+        ? Math.min(plan.limit * RANKED_DISCOVERY_FACTOR, MAX_DISCOVERED_PAGES)
+        : plan.limit;
+  }
+
+  private get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  async run(): Promise<FrontierOutcome<P>> {
+    const remaining = this.plan.deadline - Date.now();
+    const timer = setTimeout(
+      () => this.controller.abort(new Error('the time budget is spent')),
+      Math.max(0, remaining),
+    );
+    try {
+      const sitemapPages = this.sitemapPages().catch(() => [] as string[]);
+      const start = this.plan.startUrl;
+      if (await this.allowedByRobots(start)) {
+        this.add(start, 0, '', this.plan.filters.admits(new URL(start)));
+      }
+      for (let depth = 0; depth <= this.plan.maxDepth && !this.signal.aborted; depth++) {
+        const level = this.entries.filter((entry) => entry.depth === depth);
+        const visitLevel =
+          this.plan.mode === 'crawl' || (depth < this.plan.maxDepth && (depth === 0 || this.hasRoom()));
+        if (visitLevel) await this.visitAll(level);
+        if (depth >= this.plan.maxDepth || this.signal.aborted) continue;
+        await this.discoverFrom(level, depth + 1);
+        if (depth === 0) await this.addSitemapPages(await sitemapPages);
+      }
+      return {
+        pages: this.results(),
+        visited: this.visited,
+        failed: this.failed,
+        timedOut: this.signal.aborted,
+        startError: this.startError,
+      };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Room for one more result (map: pages listed and not failed; crawl: pages taken on). */
+  private hasRoom(): boolean {
+    let count = 0;
+    for (const entry of this.entries) {
+      if (!entry.listed) continue;
+      if (this.plan.mode === 'map' && (entry.state === 'failed' || entry.state === 'duplicate')) continue;
+      count++;
+    }
+    return count < this.capacity;
+  }
+
+  private add(url: string, depth: number, anchor: string, listed: boolean): void {
+    const key = keyOf(url)!;
+    const entry: Entry<P> = {
+      url,
+      key,
+      depth,
+      anchors: anchor ? [anchor] : [],
+      listed,
+      state: 'pending',
+      visit: null,
+    };
+    this.entries.push(entry);
+    this.byKey.set(key, entry);
+  }
+
+  private async visitAll(level: Entry<P>[]): Promise<void> {
+    const concurrency = this.plan.concurrency ?? DEFAULT_CONCURRENCY;
+    let next = 0;
+    const worker = async () => {
+      while (next < level.length && !this.signal.aborted) {
+        const entry = level[next++]!;
+        await this.visit(entry);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, level.length) }, worker));
+  }
+
+  private async visit(entry: Entry<P>): Promise<void> {
+    if (entry.state !== 'pending') return;
+    if (this.landed.has(entry.key)) {
+      entry.state = 'duplicate';
+      return;
+    }
+    const pageTimeoutMs = this.plan.pageTimeoutMs ?? DEFAULT_PAGE_TIMEOUT_MS;
+    if (this.plan.deadline <= Date.now()) return;
+    let visit: PageVisit<P> | null = null;
+    try {
+      visit = await this.politely(entry.url, async () => {
+        const remaining = this.plan.deadline - Date.now();
+        if (this.signal.aborted || remaining <= 0) return null;
+        // A little past the deadline: a visit still running then is cut short by the run, not failed by its own
+        // timeout (a map keeps such a page listed).
+        const budget = Math.min(pageTimeoutMs, remaining + DEADLINE_GRACE_MS);
+        const context = { signal: this.signal, timeoutMs: budget, followLinks: entry.depth < this.plan.maxDepth };
+        return untilAborted(this.visitor(entry.url, context), this.signal);
+      });
+    } catch (error) {
+      if (entry.depth === 0) this.startError = error;
+      visit = null;
+    }
+    if (!visit) {
+      // A visit the deadline cut short leaves a map's page listed (as if at the last level); a crawl drops it.
+      if (this.signal.aborted && this.plan.mode === 'map') return;
+      entry.state = 'failed';
+      this.failed++;
+      return;
+    }
+    this.visited++;
+    const final = normalizeUrl(visit.url) ?? entry.url;
+    const finalKey = keyOf(final) ?? entry.key;
+    const holder = this.landed.get(finalKey);
+    if (holder && holder !== entry) {
+      entry.state = 'duplicate';
+      holder.anchors.push(...entry.anchors);
+      return;
+    }
+    this.landed.set(finalKey, entry);
+    if (finalKey !== entry.key) {
+      const finalUrl = new URL(final);
+      if (entry.depth === 0) {
+        this.plan.filters.addSite(finalUrl.hostname);
+      } else if (!this.plan.filters.admits(finalUrl)) {
+        entry.state = 'failed';
+        this.failed++;
+        return;
+      }
+      const twin = this.byKey.get(finalKey);
+      if (twin && twin !== entry && twin.state === 'pending') {
+        twin.state = 'duplicate';
+        entry.anchors.push(...twin.anchors);
+      }
+      // Later links to the final URL are links to this page.
+      this.byKey.set(finalKey, entry);
+    }
+    entry.url = final;
+    entry.state = 'visited';
+    entry.visit = visit;
+    if (visit.linksOnly) this.failed++;
+  }
+
+  /** The next level: from each visited page of this one, up to `max_breadth` new links, within the limit. */
+  private async discoverFrom(level: Entry<P>[], depth: number): Promise<void> {
+    const chosen: { url: string; anchor: string; score: number }[] = [];
+    const claimed = new Set<string>();
+    for (const parent of level) {
+      if (parent.state !== 'visited' || !parent.visit || parent.visit.noFollow) continue;
+      const candidates: { url: string; anchor: string; score: number; order: number }[] = [];
+      const candidateKeys = new Set<string>();
+      for (const link of parent.visit.links) {
+        const key = keyOf(link.url);
+        if (!key) continue;
+        const known = this.byKey.get(key);
+        if (known) {
+          if (link.text && known.anchors.length < 10) known.anchors.push(link.text);
+          continue;
+        }
+        if (claimed.has(key) || candidateKeys.has(key)) continue;
+        const url = new URL(link.url);
+        if (isAssetUrl(url) || !this.plan.filters.admits(url)) continue;
+        const score = this.ranker ? this.ranker.linkScore(link.url, link.text) : 0;
+        candidateKeys.add(key);
+        candidates.push({ url: link.url, anchor: link.text, score, order: candidates.length });
+      }
+      if (this.ranker) candidates.sort((a, b) => b.score - a.score || a.order - b.order);
+      let taken = 0;
+      for (const candidate of candidates) {
+        if (taken >= this.plan.maxBreadth) break;
+        if (!(await this.allowedByRobots(candidate.url))) continue;
+        claimed.add(keyOf(candidate.url)!);
+        chosen.push(candidate);
+        taken++;
+      }
+    }
+    if (this.ranker) {
+      const order = new Map(chosen.map((c, i) => [c, i]));
+      chosen.sort((a, b) => b.score - a.score || order.get(a)! - order.get(b)!);
+    }
+    for (const candidate of chosen) {
+      if (!this.hasRoom()) break;
+      this.add(candidate.url, depth, candidate.anchor, true);
+    }
+  }
+
+  private async addSitemapPages(urls: string[]): Promise<void> {
+    for (const url of urls) {
+      if (!this.hasRoom() || this.signal.aborted) return;
+      const key = keyOf(url);
+      if (!key || this.byKey.has(key) || this.landed.has(key)) continue;
+      const parsed = new URL(url);
+      if (isAssetUrl(parsed) || !this.plan.filters.admits(parsed)) continue;
+      if (!(await this.allowedByRobots(url))) continue;
+      this.add(url, 1, '', true);
+    }
+  }
+
+  /** Runs a request to `url`'s host through the shared HostScheduler, spaced by the site's crawl-delay. */
+  private async politely<T>(url: string, task: () => Promise<T>): Promise<T> {
+    const delay = await this.robots.crawlDelayMs(new URL(url).origin).catch(() => null);
+    return this.scheduler.run(url, task, { delayMs: Math.min(delay ?? 0, MAX_CRAWL_DELAY_MS), signal: this.signal });
+  }
+
+  private async allowedByRobots(url: string): Promise<boolean> {
+    try {
+      return await this.robots.isAllowed(url);
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * The pages of the start URL's sitemaps that lie on its site and under its directory, in sitemap order. Sitemaps
+   * come from robots.txt and /sitemap.xml; index files are followed (a few levels, a few files).
+   */
+  private async sitemapPages(): Promise<string[]> {
+    const start = new URL(this.plan.startUrl);
+    const fromRobots = await this.robots.sitemaps(start.origin).catch(() => [] as string[]);
+    const queue: { url: string; nesting: number; listedInRobots: boolean }[] = [];
+    const queued = new Set<string>();
+    const enqueue = (url: string, nesting: number, listedInRobots: boolean) => {
+      const normalized = normalizeUrl(url, start);
+      if (!normalized || queued.has(normalized)) return;
+      queued.add(normalized);
+      queue.push({ url: normalized, nesting, listedInRobots });
+    };
+    for (const url of fromRobots) enqueue(url, 0, true);
+    enqueue(`${start.origin}/sitemap.xml`, 0, false);
+
+    const scope = directoryOf(start.pathname);
+    const pages: string[] = [];
+    const wanted = this.capacity * 2;
+    let files = 0;
+    while (queue.length > 0 && files < MAX_SITEMAP_FILES && pages.length < wanted && !this.signal.aborted) {
+      const file = queue.shift()!;
+      if (!file.listedInRobots && !(await this.allowedByRobots(file.url))) continue;
+      files++;
+      const body = await this.fetchSitemap(file.url);
+      if (!body) continue;
+      const sitemap = parseSitemap(body, file.url);
+      if (sitemap.kind === 'index') {
+        // Depth first: an index's sitemaps are read before the next file of the queue.
+        if (file.nesting < MAX_SITEMAP_NESTING) {
+          const before = queue.length;
+          for (const loc of sitemap.locs) enqueue(loc, file.nesting + 1, true);
+          queue.unshift(...queue.splice(before));
+        }
+        continue;
+      }
+      for (const loc of sitemap.locs) {
+        const url = new URL(loc);
+        if (this.plan.filters.isExternal(url) || !inDirectory(url.pathname, scope)) continue;
+        pages.push(loc);
+        if (pages.length >= wanted) break;
+      }
+    }
+    return pages;
+  }
+
+  private async fetchSitemap(url: string): Promise<Buffer | null> {
+    const timeoutMs = Math.min(SITEMAP_TIMEOUT_MS, this.plan.deadline - Date.now());
+    if (timeoutMs <= 0) return null;
+    try {
+      const resource = await this.politely(url, () =>
+        this.fetcher.fetch(url, {
+          timeoutMs,
+          signal: this.signal,
+          maxBytes: 50 * 1024 * 1024,
+          accept: 'application/xml,text/xml;q=0.9,text/plain;q=0.5,*/*;q=0.1',
+        }),
+      );
+      return resource.body;
+    } catch {
+      return null;
+    }
+  }
+
+  private results(): FrontierPage<P>[] {
+    const kept = this.entries.filter(
+      (entry) =>
+        entry.listed &&
+        ((entry.state === 'visited' && !entry.visit?.linksOnly) ||
+          (entry.state === 'pending' && this.plan.mode === 'map')) &&
+        (entry.depth === 0 || !isAssetUrl(new URL(entry.url))),
+    );
+    let ordered = kept;
+    if (this.ranker) {
+      const fields = new Map<string, RelevanceFields>();
+      for (const entry of kept) {
+        fields.set(entry.key, {
+          path: pathOf(entry.url),
+          anchors: entry.anchors,
+          title: entry.visit?.title ?? null,
+          summary: entry.visit?.summary ?? null,
+          content: entry.visit?.content ?? null,
+        });
+      }
+      const byKey = new Map(kept.map((entry) => [entry.key, entry]));
+      ordered = this.ranker.rank(fields).map((key) => byKey.get(key)!);
+    }
+    return ordered
+      .slice(0, this.plan.limit)
+      .map((entry) => ({ url: entry.url, depth: entry.depth, visit: entry.visit }));
+  }
+}
+
+/** The visit, or null as soon as the run is aborted (a visitor that ignores the signal cannot hold the run up). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  if (signal.aborted) return Promise.resolve(null);
+  return new Promise<T | null>((resolve, reject) => {
+    const onAbort = () => resolve(null);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** `/docs/` for `/docs/`, `/docs/intro.html` and `/docs` (a last segment without a dot is a directory). */
+function directoryOf(pathname: string): string {
+  const lastSlash = pathname.lastIndexOf('/');
+  const last = pathname.slice(lastSlash + 1);
+  const directory = last.includes('.') ? pathname.slice(0, lastSlash + 1) : `${pathname.replace(/\/+$/, '')}/`;
+  return directory || '/';
+}
+
+function inDirectory(pathname: string, directory: string): boolean {
+  return directory === '/' || pathname.startsWith(directory) || `${pathname}/` === directory;
+}

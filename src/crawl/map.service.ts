@@ -1,0 +1,37 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AddressPolicy } from '../fetch/address-policy.js';
+import { FETCHER, type Fetcher, ROBOTS_POLICY, type RobotsPolicy } from '../fetch/fetcher.port.js';
+import { HostScheduler } from '../fetch/host-scheduler.js';
+import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import { resolveRequest, responseTime } from './crawl-request.js';
+import type { MapRequestDto } from './dto/map-request.dto.js';
+import { Frontier } from './frontier.js';
+import { linkVisitor } from './link-visitor.js';
+import { rejectRefusedStart } from './start-failure.js';
+
+/** POST /map: the URLs of a site, found by following links (fetched, not extracted) and reading its sitemaps. */
+@Injectable()
+export class MapService {
+  private readonly frontier: Frontier;
+
+  constructor(
+    @Inject(FETCHER) private readonly fetcher: Fetcher,
+    @Inject(ROBOTS_POLICY) robots: RobotsPolicy,
+    scheduler: HostScheduler,
+    private readonly addresses: AddressPolicy,
+  ) {
+    this.frontier = new Frontier(fetcher, robots, scheduler);
+  }
+
+  async map(body: MapRequestDto): Promise<WorkOutcome> {
+    const startedAt = Date.now();
+    const request = resolveRequest(body, this.addresses, startedAt);
+    const outcome = await this.frontier.run(request.plan('map'), linkVisitor(this.fetcher));
+    if (outcome.pages.length === 0) rejectRefusedStart(outcome.startError);
+    const results = outcome.pages.map((page) => page.url);
+    return {
+      body: { base_url: request.baseUrl, results, response_time: responseTime(startedAt) },
+      counts: { pages: results.length },
+    };
+  }
+}
