@@ -636,6 +636,25 @@ describe('fetching (allow-list 127.0.0.1)', () => {
     });
   });
 
+  it('unpacks a gzip file (a .xml.gz sitemap) and types it by its content', async () => {
+    const xml =
+      '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://a/</loc></url></urlset>';
+    site.route('/fetch/sitemap.xml.gz', (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/x-gzip' });
+      response.end(zlib.gzipSync(Buffer.from(xml)));
+    });
+    const sitemap = await fetcher.fetch(site.url('/fetch/sitemap.xml.gz'));
+    expect(sitemap.contentType).toBe('application/xml');
+    expect(sitemap.text()).toBe(xml);
+    site.route('/fetch/archive.gz', (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/gzip' });
+      response.end(zlib.gzipSync(Buffer.from([0, 1, 2, 3, 0, 255])));
+    });
+    await expect(fetcher.fetch(site.url('/fetch/archive.gz'))).rejects.toMatchObject({
+      code: 'unsupported_content_type',
+    });
+  });
+
   describe('character sets', () => {
     const page = (text: string, head = '') =>
       `<!doctype html><html><head>${head}<title>Charset</title></head><body><p>${text}</p></body></html>`;

@@ -38,6 +38,11 @@ export function isAcceptedMediaType(mediaType: string): boolean {
   return ACCEPTED.has(mediaType) || /^application\/[a-z0-9.-]+\+(json|xml)$/.test(mediaType);
 }
 
+/** A gzip file (typically a `.xml.gz` sitemap): the fetcher unpacks it, and its content decides what it is. */
+export function isGzipFileMediaType(mediaType: string): boolean {
+  return mediaType === 'application/gzip' || mediaType === 'application/x-gzip';
+}
+
 /** Types a server sends when it does not know better; the body decides what they are. */
 export function isUntypedMediaType(mediaType: string): boolean {
   return mediaType === 'application/octet-stream' || mediaType === 'binary/octet-stream';

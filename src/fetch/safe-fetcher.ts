@@ -2,7 +2,13 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
 import { AddressPolicy } from './address-policy.js';
-import { isAcceptedMediaType, isUntypedMediaType, parseContentType, sniffMediaType } from './content-type.js';
+import {
+  isAcceptedMediaType,
+  isGzipFileMediaType,
+  isUntypedMediaType,
+  parseContentType,
+  sniffMediaType,
+} from './content-type.js';
 import { decodeBody, detectCharset } from './decode-body.js';
 import { FetchDeadlineError, formatBytes, toFetchError } from './fetch-errors.js';
 import { type FetchedResource, FetchError, type FetchOptions, type Fetcher } from './fetcher.port.js';
@@ -137,7 +143,13 @@ export class SafeFetcher implements Fetcher {
         );
       }
       const declared = parseContentType(headers['content-type']);
-      if (declared && !isAcceptedMediaType(declared.mediaType) && !isUntypedMediaType(declared.mediaType)) {
+      const gzipFile = declared !== null && isGzipFileMediaType(declared.mediaType);
+      if (
+        declared &&
+        !gzipFile &&
+        !isAcceptedMediaType(declared.mediaType) &&
+        !isUntypedMediaType(declared.mediaType)
+      ) {
         discard(response.body);
         throw unsupported(declared.mediaType, requestedUrl);
       }
@@ -150,9 +162,12 @@ export class SafeFetcher implements Fetcher {
           requestedUrl,
         );
       }
-      const body = await readBody(response.body, headers['content-encoding'], maxBytes, signal);
+      const encoding = gzipFile
+        ? [headers['content-encoding'], 'gzip'].filter(Boolean).join(', ')
+        : headers['content-encoding'];
+      const body = await readBody(response.body, encoding, maxBytes, signal);
       let mediaType = declared?.mediaType ?? null;
-      if (mediaType === null || isUntypedMediaType(mediaType)) {
+      if (mediaType === null || isUntypedMediaType(mediaType) || gzipFile) {
         const sniffed = sniffMediaType(body, mediaType === null);
         if (!sniffed) throw unsupported(mediaType ?? 'unknown', requestedUrl);
         mediaType = sniffed;
