@@ -20,6 +20,7 @@ import { ObservabilityModule } from '../observability/observability.module.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { RedisModule } from '../redis/redis.module.js';
+import { SearchModule } from '../search/search.module.js';
 import { UsersModule } from '../users/users.module.js';
 
 @Module({})
@@ -46,6 +47,7 @@ export class AppModule {
         FetchModule,
         ExtractModule,
         CrawlModule,
+        SearchModule,
         HealthModule,
         ...extraModules,
       ],

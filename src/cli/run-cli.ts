@@ -5,6 +5,7 @@ import { WrongExpectedVersionError } from '../event-store/event-store.port.js';
 import { UsageError } from './args.js';
 import { CliContext } from './cli-context.js';
 import type { CommandGroup, CommandRun } from './command.js';
+import { indexCommands } from './index.commands.js';
 import { keyCommands } from './key.commands.js';
 import { ledgerCommands } from './ledger.commands.js';
 import { orgCommands } from './org.commands.js';
@@ -15,7 +16,14 @@ import { PROGRAM, fullUsage, groupUsage } from './usage.js';
 
 export type { CliIo } from './output.js';
 
-const GROUPS: readonly CommandGroup[] = [orgCommands, projectCommands, keyCommands, projectionCommands, ledgerCommands];
+const GROUPS: readonly CommandGroup[] = [
+  orgCommands,
+  projectCommands,
+  keyCommands,
+  projectionCommands,
+  ledgerCommands,
+  indexCommands,
+];
 const HELP_FLAGS = new Set(['--help', '-h']);
 
 type Resolved = { readonly help: string } | { readonly run: CommandRun };

@@ -145,13 +145,78 @@ export class EnvironmentVariables {
 
   @Transform(emptyToUndefined)
   @IsOptional()
-  @IsUrl({ require_tld: false, require_protocol: true }, { message: 'YOUTUBE_BASE_URL must be an absolute http(s) URL' })
+  @IsUrl(
+    { require_tld: false, require_protocol: true },
+    { message: 'YOUTUBE_BASE_URL must be an absolute http(s) URL' },
+  )
   YOUTUBE_BASE_URL?: string;
 
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
   FETCH_USER_AGENT?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true }, { message: 'LLM_BASE_URL must be an absolute http(s) URL' })
+  LLM_BASE_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  LLM_MODEL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  LLM_API_KEY?: string;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(300000)
+  LLM_TIMEOUT_MS?: number;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true }, { message: 'SEARXNG_URL must be an absolute http(s) URL' })
+  SEARXNG_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  BRAVE_API_KEY?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true }, { message: 'BRAVE_BASE_URL must be an absolute http(s) URL' })
+  BRAVE_BASE_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  SERPAPI_API_KEY?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsUrl(
+    { require_tld: false, require_protocol: true },
+    { message: 'SERPAPI_BASE_URL must be an absolute http(s) URL' },
+  )
+  SERPAPI_BASE_URL?: string;
+
+  @Transform(toBool)
+  @IsOptional()
+  @IsBoolean()
+  SERPAPI_WEB_SEARCH?: boolean;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(120000)
+  UPSTREAM_TIMEOUT_MS?: number;
 }
 
 export interface AppConfig {
@@ -185,6 +250,23 @@ export interface AppConfig {
   /** Headless Chromium for advanced extraction of JavaScript-built pages; null when none is installed. */
   readonly chromiumPath: string | null;
   readonly youtubeBaseUrl: string;
+  /** An OpenAI-compatible API (`{llmBaseUrl}/chat/completions`) that writes search answers; null: extractive answers. */
+  readonly llmBaseUrl: string | null;
+  readonly llmModel: string;
+  readonly llmApiKey: string | null;
+  readonly llmTimeoutMs: number;
+  /** A self-hosted SearXNG (`{searxngUrl}/search?format=json`); null: not asked. */
+  readonly searxngUrl: string | null;
+  /** Brave Search API subscription token; null: Brave is not asked. */
+  readonly braveApiKey: string | null;
+  readonly braveBaseUrl: string;
+  /** SerpAPI key (or any server speaking its `/search.json` format); null: not asked. */
+  readonly serpapiApiKey: string | null;
+  readonly serpapiBaseUrl: string;
+  /** Whether POST /search asks SerpAPI (engine google) too; verticals use SerpAPI whenever a key is set. */
+  readonly serpapiWebSearch: boolean;
+  /** Total time one upstream search call may take (connect, headers and body), in milliseconds. */
+  readonly upstreamTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -238,6 +320,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     fetchUserAgent: vars.FETCH_USER_AGENT ?? 'SearchLedgerBot/0.1 (+https://github.com/search-ledger-api)',
     chromiumPath: vars.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null),
     youtubeBaseUrl: (vars.YOUTUBE_BASE_URL ?? 'https://www.youtube.com').replace(/\/+$/, ''),
+    llmBaseUrl: vars.LLM_BASE_URL ? vars.LLM_BASE_URL.replace(/\/+$/, '') : null,
+    llmModel: vars.LLM_MODEL ?? 'gpt-4o-mini',
+    llmApiKey: vars.LLM_API_KEY ?? null,
+    llmTimeoutMs: vars.LLM_TIMEOUT_MS ?? 20000,
+    searxngUrl: vars.SEARXNG_URL ? vars.SEARXNG_URL.replace(/\/+$/, '') : null,
+    braveApiKey: vars.BRAVE_API_KEY ?? null,
+    braveBaseUrl: (vars.BRAVE_BASE_URL ?? 'https://api.search.brave.com').replace(/\/+$/, ''),
+    serpapiApiKey: vars.SERPAPI_API_KEY ?? null,
+    serpapiBaseUrl: (vars.SERPAPI_BASE_URL ?? 'https://serpapi.com').replace(/\/+$/, ''),
+    serpapiWebSearch: vars.SERPAPI_WEB_SEARCH ?? false,
+    upstreamTimeoutMs: vars.UPSTREAM_TIMEOUT_MS ?? 10000,
   };
 }
 

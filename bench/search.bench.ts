@@ -1,0 +1,311 @@
+/**
+ * Search benchmark (`npm run bench:search`; not part of `npm test`): generates BENCH_DOCS documents (default 100,000)
+ * of synthetic English-shaped text, writes them through crawl's DocumentIndexWriter (the real write path: upserts of
+ * 100 rows, the generated term vectors, the GIN indexes and the statistics triggers), then runs BENCH_QUERIES
+ * queries (default 300) through the local index provider at basic and advanced depth, and prints a table.
+ *
+ * The text: a vocabulary of 60,000 words whose frequencies follow Zipf's law (s = 1.07, as measured on English), the
+ * 120 most frequent being real English function words (which the analyser drops as stop words, as in real text)
+ * and the rest generated pseudo-words; documents of log-normally distributed length (median ≈ 220 words), in
+ * sentences and paragraphs, with titles of 3–9 content words. Two query sets: "zipf" draws each of 1–4 terms from the
+ * content words by their corpus frequency (many very common terms: a pessimistic load), "mid" draws them log-uniformly
+ * from frequency ranks 200–20,000 (informative terms, like most real queries).
+ *
+ * DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test): the benchmark works in a schema of its own and drops
+ * it afterwards (BENCH_KEEP=1 keeps it).
+ */
+import { performance } from 'node:perf_hooks';
+import { DocumentIndexWriter, type IndexedDocument } from '../src/crawl/document-index.writer.js';
+import { Database, quoteIdent } from '../src/database/database.js';
+import { migrate } from '../src/database/migrator.js';
+import { LocalIndexProvider } from '../src/search/providers/local-index.provider.js';
+import type { ProviderSearchRequest } from '../src/search/providers/search-provider.port.js';
+
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const DOCS = Number(process.env.BENCH_DOCS ?? 100_000);
+const QUERIES = Number(process.env.BENCH_QUERIES ?? 300);
+const VOCABULARY = 60_000;
+const ZIPF_S = 1.07;
+const WRITE_BATCH = 1000;
+
+const FUNCTION_WORDS = (
+  'the of and to a in is that for it as was with be by on not he i this are or his from at which but have an they ' +
+  'you were her she there would their we him been has when who will more no if out so said what up its about into ' +
+  'than them can only other new some could time these two may then do first any my now such like our over man me ' +
+  'even most made after also did many before must through back years where much your way well down should because ' +
+  'each just those people how too little state good very make world still own see men work long get here between ' +
+  'both life being under never day same another know while last might us great old year off come since against go ' +
+  'came right used take three'
+).split(' ');
+
+/** mulberry32: a small deterministic PRNG, so every run generates the same corpus and queries. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function vocabulary(random: () => number): string[] {
+  const onsets = [
+    'b',
+    'c',
+    'd',
+    'f',
+    'g',
+    'h',
+    'k',
+    'l',
+    'm',
+    'n',
+    'p',
+    'r',
+    's',
+    't',
+    'v',
+    'br',
+    'st',
+    'tr',
+    'pl',
+    'gr',
+  ];
+  const vowels = ['a', 'e', 'i', 'o', 'u', 'ai', 'ou', 'ea'];
+  const codas = ['', '', '', 'n', 'r', 'l', 's', 'm', 'nd', 'st'];
+  const words = [...FUNCTION_WORDS.slice(0, 120)];
+  const seen = new Set(words);
+  while (words.length < VOCABULARY) {
+    const syllables = 1 + Math.floor(random() * 3) + (random() < 0.3 ? 1 : 0);
+    let word = '';
+    for (let i = 0; i < syllables; i++) {
+      word += onsets[Math.floor(random() * onsets.length)]! + vowels[Math.floor(random() * vowels.length)]!;
+    }
+    word += codas[Math.floor(random() * codas.length)]!;
+    if (word.length >= 3 && !seen.has(word)) {
+      seen.add(word);
+      words.push(word);
+    }
+  }
+  return words;
+}
+
+/** Samples ranks 0..n-1 with P(rank) ∝ 1 / (rank + 1)^s. */
+function zipfSampler(n: number, s: number, random: () => number): () => number {
+  const cumulative = new Float64Array(n);
+  let total = 0;
+  for (let i = 0; i < n; i++) cumulative[i] = total += 1 / (i + 1) ** s;
+  return () => {
+    const target = random() * total;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid]! < target) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+}
+
+/** A log-normal length with the given median, clamped. */
+function logNormal(random: () => number, median: number, sigma: number, min: number, max: number): number {
+  const u = Math.max(random(), 1e-12);
+  const v = random();
+  const normal = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  return Math.max(min, Math.min(max, Math.round(median * Math.exp(sigma * normal))));
+}
+
+interface Corpus {
+  words: string[];
+  next(): IndexedDocument;
+}
+
+function corpus(seed: number): Corpus {
+  const random = prng(seed);
+  const words = vocabulary(random);
+  const rank = zipfSampler(words.length, ZIPF_S, random);
+  const contentRank = zipfSampler(words.length - 120, ZIPF_S, random);
+  const now = Date.now();
+  let n = 0;
+  const sentence = (length: number) => {
+    const tokens = Array.from({ length }, () => words[rank()]!);
+    tokens[0] = tokens[0]!.charAt(0).toUpperCase() + tokens[0]!.slice(1);
+    return `${tokens.join(' ')}.`;
+  };
+  return {
+    words,
+    next() {
+      const id = n++;
+      const target = logNormal(random, 220, 0.7, 30, 3000);
+      const paragraphs: string[] = [];
+      for (let written = 0; written < target;) {
+        const sentences: string[] = [];
+        const count = 3 + Math.floor(random() * 4);
+        for (let i = 0; i < count && written < target; i++) {
+          const length = 8 + Math.floor(random() * 14);
+          sentences.push(sentence(length));
+          written += length;
+        }
+        paragraphs.push(sentences.join(' '));
+      }
+      const titleWords = Array.from({ length: 3 + Math.floor(random() * 7) }, () => words[120 + contentRank()]!);
+      const title = titleWords.join(' ');
+      return {
+        url: `https://site${id % 2000}.example/${titleWords[0]}/${id}`,
+        title: title.charAt(0).toUpperCase() + title.slice(1),
+        content: paragraphs.join('\n\n'),
+        publishedDate: random() < 0.3 ? new Date(now - Math.floor(random() * 730) * 86_400_000) : null,
+        language: 'en',
+        favicon: null,
+        images: [],
+        structuredData: [],
+        fetchedAt: new Date(now),
+      };
+    },
+  };
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+function queries(words: readonly string[], count: number, seed: number): { zipf: string[]; mid: string[] } {
+  const random = prng(seed);
+  const content = words.slice(120);
+  const zipf = zipfSampler(content.length, ZIPF_S, random);
+  const terms = () => 1 + Math.floor(random() * 4);
+  const midRank = () => Math.floor(Math.exp(Math.log(200) + random() * (Math.log(20_000) - Math.log(200))));
+  const half = Math.ceil(count / 2);
+  return {
+    zipf: Array.from({ length: half }, () => Array.from({ length: terms() }, () => content[zipf()]!).join(' ')),
+    mid: Array.from({ length: count - half }, () =>
+      Array.from({ length: terms() }, () => content[midRank()]!).join(' '),
+    ),
+  };
+}
+
+const request = (query: string, depth: 'basic' | 'advanced'): ProviderSearchRequest => ({
+  query,
+  depth,
+  maxResults: 5,
+  topic: 'general',
+  from: null,
+  to: null,
+  includeDomains: [],
+  excludeDomains: [],
+  requiredPhrases: [],
+  chunksPerSource: 3,
+  country: null,
+});
+
+async function measure(
+  provider: LocalIndexProvider,
+  list: readonly string[],
+  depth: 'basic' | 'advanced',
+): Promise<{ p50: number; p99: number; mean: number; hits: number }> {
+  const times: number[] = [];
+  let hits = 0;
+  for (const query of list) {
+    const started = performance.now();
+    hits += (await provider.search(request(query, depth))).length;
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return {
+    p50: percentile(times, 50),
+    p99: percentile(times, 99),
+    mean: times.reduce((sum, t) => sum + t, 0) / times.length,
+    hits: hits / list.length,
+  };
+}
+
+async function main(): Promise<void> {
+  const schema = `bench_search_${process.pid}`;
+  const db = Database.connect(DATABASE_URL, schema, 4);
+  const out = (line = '') => process.stdout.write(`${line}\n`);
+  try {
+    await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+    await migrate(db.pool, schema, ['store']);
+    const version = (await db.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v;
+    out(`search benchmark: ${DOCS.toLocaleString('en')} documents, ${QUERIES} queries, PostgreSQL ${version}`);
+
+    const generator = corpus(42);
+    const writer = new DocumentIndexWriter(db);
+    let generateMs = 0;
+    let writeMs = 0;
+    let words = 0;
+    for (let written = 0; written < DOCS;) {
+      const started = performance.now();
+      const batch = Array.from({ length: Math.min(WRITE_BATCH, DOCS - written) }, () => generator.next());
+      for (const doc of batch) words += doc.content.split(/\s+/).length;
+      const generated = performance.now();
+      await writer.upsert(batch);
+      writeMs += performance.now() - generated;
+      generateMs += generated - started;
+      written += batch.length;
+      if (written % 20_000 === 0 || written === DOCS) {
+        process.stderr.write(
+          `  indexed ${written.toLocaleString('en')} (${Math.round((written / writeMs) * 1000)} docs/s)\n`,
+        );
+      }
+    }
+    const vacuumStarted = performance.now();
+    await db.query('VACUUM ANALYZE documents');
+    await db.query('ANALYZE search_terms');
+    const vacuumMs = performance.now() - vacuumStarted;
+    const sizes = (
+      await db.query<{ name: string; size: string }>(
+        `SELECT c AS name, pg_size_pretty(pg_total_relation_size(c::regclass)) AS size
+         FROM unnest(ARRAY['documents', 'search_terms']) c`,
+      )
+    ).rows;
+    const terms = Number(
+      (await db.query<{ n: string }>('SELECT count(*) AS n FROM search_terms WHERE df > 0')).rows[0]!.n,
+    );
+
+    const provider = new LocalIndexProvider(db, { mode: 'services' });
+    const sets = queries(generator.words, QUERIES, 7);
+    await measure(provider, [...sets.zipf.slice(0, 20), ...sets.mid.slice(0, 20)], 'basic'); // warm-up
+    const rows: [string, string, Awaited<ReturnType<typeof measure>>][] = [];
+    for (const depth of ['basic', 'advanced'] as const) {
+      rows.push([depth, 'zipf', await measure(provider, sets.zipf, depth)]);
+      rows.push([depth, 'mid', await measure(provider, sets.mid, depth)]);
+      rows.push([depth, 'all', await measure(provider, [...sets.zipf, ...sets.mid], depth)]);
+    }
+
+    out();
+    out(
+      `indexing: ${DOCS.toLocaleString('en')} docs (${Math.round(words / DOCS)} words on average) written in ${(writeMs / 1000).toFixed(1)} s = ${Math.round((DOCS / writeMs) * 1000).toLocaleString('en')} docs/s`,
+    );
+    out(
+      `          (generation ${(generateMs / 1000).toFixed(1)} s not counted; VACUUM ANALYZE afterwards ${(vacuumMs / 1000).toFixed(1)} s)`,
+    );
+    out(
+      `          ${terms.toLocaleString('en')} distinct lexemes; ${sizes.map((s) => `${s.name} ${s.size}`).join(', ')}`,
+    );
+    out();
+    out('| depth    | queries | n   | p50 ms | p99 ms | mean ms | results/query |');
+    out('|----------|---------|-----|--------|--------|---------|---------------|');
+    for (const [depth, set, m] of rows) {
+      const n =
+        set === 'all' ? sets.zipf.length + sets.mid.length : set === 'zipf' ? sets.zipf.length : sets.mid.length;
+      out(
+        `| ${depth.padEnd(8)} | ${set.padEnd(7)} | ${String(n).padEnd(3)} | ${m.p50.toFixed(1).padStart(6)} | ${m.p99
+          .toFixed(1)
+          .padStart(6)} | ${m.mean.toFixed(1).padStart(7)} | ${m.hits.toFixed(1).padStart(13)} |`,
+      );
+    }
+  } finally {
+    if (!process.env.BENCH_KEEP) await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`).catch(() => {});
+    await db.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,113 @@
+/**
+ * The ranking function of the local index: BM25F (one IDF per term, per-field length normalisation, a title weight)
+ * plus a term-proximity bonus in the style of Rasolofo & Savoy's BM25TP. The SQL in ranking-sql.ts computes exactly
+ * these formulas; the constants live here so that the SQL, the passage scorer and the tests share them.
+ */
+export const BM25F = {
+  k1: 1.2,
+  /** Length normalisation of the body (classic b). */
+  bBody: 0.75,
+  /** Titles are short and alike in length: little normalisation. */
+  bTitle: 0.3,
+  /** A title occurrence counts as this many body occurrences (BM25F field weight). */
+  titleWeight: 2.5,
+  /** Occurrences of two different query terms at most this many positions apart earn a proximity bonus. */
+  proximityWindow: 5,
+  /** Scale of the proximity bonus relative to the BM25 part. */
+  proximityWeight: 0.5,
+} as const;
+
+/** Query terms as ranking sees them: a lexeme, how often the query has it, its document frequency. */
+export interface RankTerm {
+  readonly lexeme: string;
+  readonly qtf: number;
+  readonly df: number;
+}
+
+export interface CorpusStats {
+  readonly docCount: number;
+  readonly avgTitleLen: number;
+  readonly avgBodyLen: number;
+}
+
+/** Robertson–Sparck Jones IDF, floored at 0 by the `1 +` (Lucene's form): never negative for common terms. */
+export function idf(docCount: number, df: number): number {
+  return Math.log(1 + (docCount - df + 0.5) / (df + 0.5));
+}
+
+/** The weight of a query term: its IDF times its frequency in the query (a repeated term counts again). */
+export function termWeight(term: RankTerm, stats: CorpusStats): number {
+  return idf(stats.docCount, term.df) * term.qtf;
+}
+
+/** BM25's length normaliser of a field: 1 − b + b·len/avg (1 when the corpus has no text in that field). */
+export function lengthNorm(length: number, average: number, b: number): number {
+  return average > 0 ? 1 - b + (b * length) / average : 1;
+}
+
+/** BM25F's pseudo term frequency: the fields' occurrences, each weighted and normalised by its own length. */
+export function pseudoTf(
+  tfTitle: number,
+  tfBody: number,
+  titleLen: number,
+  bodyLen: number,
+  stats: CorpusStats,
+): number {
+  return (
+    (BM25F.titleWeight * tfTitle) / lengthNorm(titleLen, stats.avgTitleLen, BM25F.bTitle) +
+    tfBody / lengthNorm(bodyLen, stats.avgBodyLen, BM25F.bBody)
+  );
+}
+
+/** Saturation: weight · tf·(k1+1)/(k1+tf); below weight·(k1+1) whatever the tf. */
+export function saturate(weight: number, tf: number): number {
+  return tf > 0 ? (weight * tf * (BM25F.k1 + 1)) / (BM25F.k1 + tf) : 0;
+}
+
+/**
+ * Proximity accumulators: for each pair of consecutive query-term occurrences (in position order) of two different
+ * terms at most `proximityWindow` apart, each term gains the other's weight / distance².
+ */
+export function proximityAccumulators(
+  occurrences: readonly { lexeme: string; position: number }[],
+  weights: ReadonlyMap<string, number>,
+): Map<string, number> {
+  const sorted = [...occurrences].sort((a, b) => a.position - b.position || (a.lexeme < b.lexeme ? -1 : 1));
+  const acc = new Map<string, number>();
+  for (let i = 1; i < sorted.length; i++) {
+    const previous = sorted[i - 1]!;
+    const current = sorted[i]!;
+    const distance = current.position - previous.position;
+    if (previous.lexeme === current.lexeme || distance < 1 || distance > BM25F.proximityWindow) continue;
+    const inverse = 1 / (distance * distance);
+    acc.set(current.lexeme, (acc.get(current.lexeme) ?? 0) + (weights.get(previous.lexeme) ?? 0) * inverse);
+    acc.set(previous.lexeme, (acc.get(previous.lexeme) ?? 0) + (weights.get(current.lexeme) ?? 0) * inverse);
+  }
+  return acc;
+}
+
+/** The proximity bonus from the accumulators: Σ min(1, w_t)·acc_t·(k1+1)/(acc_t + K), scaled. */
+export function proximityBonus(
+  acc: ReadonlyMap<string, number>,
+  weights: ReadonlyMap<string, number>,
+  bodyNorm: number,
+): number {
+  const K = BM25F.k1 * bodyNorm;
+  let bonus = 0;
+  for (const [lexeme, value] of acc) {
+    if (value <= 0) continue;
+    bonus += (Math.min(1, weights.get(lexeme) ?? 0) * value * (BM25F.k1 + 1)) / (value + K);
+  }
+  return BM25F.proximityWeight * bonus;
+}
+
+/** The most the BM25 part of one term can add to any document. */
+export function termUpperBound(weight: number): number {
+  return weight * (BM25F.k1 + 1);
+}
+
+/** The most the proximity bonus can add for these term weights (0 with fewer than two terms). */
+export function proximityUpperBound(weights: readonly number[]): number {
+  if (weights.length < 2) return 0;
+  return BM25F.proximityWeight * weights.reduce((sum, w) => sum + Math.min(1, w) * (BM25F.k1 + 1), 0);
+}

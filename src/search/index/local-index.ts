@@ -1,0 +1,263 @@
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import type { Queryable } from '../../database/database.js';
+import { type CorpusStats, type RankTerm, proximityUpperBound, termUpperBound, termWeight } from './bm25.js';
+import {
+  ANALYZE_QUERY_SQL,
+  ANALYZE_TEXTS_SQL,
+  type DocumentRow,
+  FETCH_DOCUMENTS_SQL,
+  NO_FILTERS,
+  RANK_SETTINGS_SQL,
+  type RankedRow,
+  type SqlFilters,
+  rankSql,
+} from './ranking-sql.js';
+
+/** A query as the index analysed it. */
+export interface QueryAnalysis {
+  readonly terms: readonly RankTerm[];
+  readonly stats: CorpusStats;
+  /** IDF × query frequency per lexeme. */
+  readonly weights: ReadonlyMap<string, number>;
+  /** The most any document can score for this query (BM25 part plus proximity): scores / this are in [0, 1]. */
+  readonly maxScore: number;
+}
+
+export interface RankOptions {
+  readonly limit: number;
+  readonly filters?: SqlFilters;
+  /** News: boost recent documents (see RankSqlInput.recencyBoost). */
+  readonly recencyBoost?: number;
+  readonly recencyHalfLifeDays?: number;
+  readonly now?: Date;
+}
+
+export interface RankedDocument {
+  readonly url: string;
+  readonly bm25: number;
+  readonly proximity: number;
+  readonly score: number;
+}
+
+export interface RankResult {
+  readonly documents: RankedDocument[];
+  /** Whether the top `limit` is exactly the BM25 top `limit` (no document could have been missed). */
+  readonly exact: boolean;
+  /** How many times the candidate set had to be widened (for the benchmark and tests). */
+  readonly rounds: number;
+  readonly candidates: number;
+}
+
+export interface LocalIndexTuning {
+  /**
+   * Corpora of at most this many documents are ranked exhaustively (every document with a query term is scored): it
+   * stays fast there, and the ranking is then exactly BM25F's whatever the query.
+   */
+  readonly exhaustiveBelow: number;
+  /** Candidate retrieval starts with the rarest terms whose document frequencies add up to at most this. */
+  readonly retrievalBudget: number;
+  /**
+   * Retrieval widens (MaxScore) only while the document frequencies add up to at most this. Past it, and for queries
+   * whose rarest term is more common than this, candidates are the pages with a query term in the title or every
+   * query term in the body (very common terms still score, but no longer retrieve).
+   */
+  readonly retrievalCeiling: number;
+  /** The most candidates one ranking query scores. */
+  readonly candidateCap: number;
+  /** Proximity is computed for max(limit × this, minProximityPool) best BM25 candidates. */
+  readonly proximityPoolFactor: number;
+  readonly minProximityPool: number;
+  /**
+   * Whether the ranking query may be a named (prepared) statement. Not with the embedded PGlite, whose one backend
+   * is shared by every pooled connection: a name prepared on one would clash on the next.
+   */
+  readonly preparedStatements: boolean;
+}
+
+export const DEFAULT_TUNING: LocalIndexTuning = {
+  exhaustiveBelow: 20_000,
+  retrievalBudget: 1000,
+  retrievalCeiling: 3000,
+  candidateCap: 3000,
+  proximityPoolFactor: 4,
+  minProximityPool: 40,
+  preparedStatements: false,
+};
+
+/** One analysed text: the positions of each query lexeme in it. */
+export type TextHits = Map<string, number[]>;
+
+const quoteLexeme = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+
+/** node-postgres clients also take `{ name, text, values }`: a prepared statement, planned once per connection. */
+interface PreparingClient {
+  query<R extends pg.QueryResultRow>(config: {
+    name: string;
+    text: string;
+    values: unknown[];
+  }): Promise<pg.QueryResult<R>>;
+}
+
+/** A Queryable that can also run work in one transaction (Database); PGlite in tests is a plain Queryable. */
+type Sql = Queryable & { transaction?<T>(work: (client: Queryable) => Promise<T>): Promise<T> };
+
+/**
+ * The local index over `documents`: query analysis, BM25F ranking with candidate retrieval by the GIN indexes, and
+ * document fetches. Ranking is exact BM25F top-k where it is cheap to be (MaxScore): retrieval starts with the rarest
+ * terms, and widens to the next term whenever a document matching only the terms left out could still reach the
+ * k-th score; only past `retrievalCeiling` do very common terms stop widening it (they still score).
+ */
+export class LocalIndex {
+  constructor(
+    private readonly sql: Sql,
+    private readonly tuning: LocalIndexTuning = DEFAULT_TUNING,
+  ) {}
+
+  async analyze(query: string): Promise<QueryAnalysis> {
+    const { rows } = await this.sql.query<{
+      doc_count: number;
+      title_len_sum: number;
+      body_len_sum: number;
+      terms: { lexeme: string; qtf: number; df: number }[];
+    }>(ANALYZE_QUERY_SQL, [query]);
+    const row = rows[0];
+    const docCount = Number(row?.doc_count ?? 0);
+    const stats: CorpusStats = {
+      docCount,
+      avgTitleLen: docCount > 0 ? Number(row!.title_len_sum) / docCount : 0,
+      avgBodyLen: docCount > 0 ? Number(row!.body_len_sum) / docCount : 0,
+    };
+    const terms: RankTerm[] = (row?.terms ?? []).map((t) => ({
+      lexeme: t.lexeme,
+      qtf: Number(t.qtf),
+      df: Number(t.df),
+    }));
+    const weights = new Map(terms.map((term) => [term.lexeme, termWeight(term, stats)]));
+    const maxScore =
+      terms.reduce((sum, term) => sum + termUpperBound(weights.get(term.lexeme)!), 0) +
+      proximityUpperBound([...weights.values()]);
+    return { terms, stats, weights, maxScore };
+  }
+
+  async rank(analysis: QueryAnalysis, options: RankOptions): Promise<RankResult> {
+    // Terms that occur in no document cannot retrieve anything; they still count in the query's maximum score.
+    const present = analysis.terms.filter((term) => term.df > 0);
+    if (present.length === 0 || options.limit <= 0) return { documents: [], exact: true, rounds: 0, candidates: 0 };
+    const weightOf = (term: RankTerm) => analysis.weights.get(term.lexeme) ?? 0;
+    // Rarest (highest weight) first: the order in which terms join the retrieval set.
+    const byWeight = [...present].sort((a, b) => weightOf(b) - weightOf(a) || a.df - b.df);
+    const boost = options.recencyBoost ?? 0;
+    const tuning: LocalIndexTuning =
+      analysis.stats.docCount <= this.tuning.exhaustiveBelow
+        ? { ...this.tuning, retrievalBudget: Infinity, retrievalCeiling: Infinity, candidateCap: Infinity }
+        : this.tuning;
+    const run = (titleRetrieval: string, bodyRetrieval: string) =>
+      this.runRank(analysis, options, tuning, titleRetrieval, bodyRetrieval);
+    const anyOf = (terms: readonly RankTerm[]) => terms.map((t) => quoteLexeme(t.lexeme)).join(' | ');
+
+    if (byWeight[0]!.df > tuning.retrievalCeiling) {
+      // Only very common terms: a query term in the title, or all of them in the body.
+      const all = byWeight.map((t) => quoteLexeme(t.lexeme)).join(' & ');
+      const { documents, candidates } = await run(anyOf(byWeight), all);
+      return { documents, exact: false, rounds: 1, candidates };
+    }
+    let essential = 1;
+    let dfSum = byWeight[0]!.df;
+    while (essential < byWeight.length && dfSum + byWeight[essential]!.df <= tuning.retrievalBudget) {
+      dfSum += byWeight[essential]!.df;
+      essential++;
+    }
+    let rounds = 0;
+    for (;;) {
+      rounds++;
+      const retrieval = anyOf(byWeight.slice(0, essential));
+      const { documents, candidates } = await run(retrieval, retrieval);
+      const capped = candidates >= tuning.candidateCap;
+      const rest = byWeight.slice(essential);
+      if (rest.length === 0) return { documents, exact: !capped, rounds, candidates };
+      // MaxScore: a document matching none of the retrieval terms scores at most the bound of the others.
+      const restWeights = rest.map(weightOf);
+      const bound =
+        (restWeights.reduce((sum, w) => sum + termUpperBound(w), 0) + proximityUpperBound(restWeights)) * (1 + boost);
+      const kth = documents.length >= options.limit ? documents[options.limit - 1]!.score : 0;
+      if (kth >= bound) return { documents, exact: !capped, rounds, candidates };
+      const nextDfSum = dfSum + rest[0]!.df;
+      if (nextDfSum > tuning.retrievalCeiling) return { documents, exact: false, rounds, candidates };
+      dfSum = nextDfSum;
+      essential++;
+    }
+  }
+
+  private async runRank(
+    analysis: QueryAnalysis,
+    options: RankOptions,
+    tuning: LocalIndexTuning,
+    titleRetrieval: string,
+    bodyRetrieval: string,
+  ): Promise<{ documents: RankedDocument[]; candidates: number }> {
+    const proximityPool = Math.max(
+      options.limit * this.tuning.proximityPoolFactor,
+      this.tuning.minProximityPool,
+      options.limit,
+    );
+    const { text, values } = rankSql({
+      lexemes: analysis.terms.map((t) => t.lexeme),
+      weights: analysis.terms.map((t) => analysis.weights.get(t.lexeme) ?? 0),
+      titleRetrieval,
+      bodyRetrieval,
+      avgTitleLen: analysis.stats.avgTitleLen,
+      avgBodyLen: analysis.stats.avgBodyLen,
+      limit: options.limit,
+      proximityPool,
+      candidateCap: tuning.candidateCap,
+      recencyBoost: options.recencyBoost ?? 0,
+      recencyHalfLifeDays: options.recencyHalfLifeDays ?? 7,
+      now: options.now ?? new Date(),
+      filters: options.filters ?? NO_FILTERS,
+    });
+    const name = `search_rank_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    const query = async (client: Queryable) => {
+      await client.query(RANK_SETTINGS_SQL); // two statements, one round trip (no parameters: simple protocol)
+      // A named statement: each connection plans the ranking query once per shape of filters, not once per call.
+      return this.tuning.preparedStatements
+        ? (client as unknown as PreparingClient).query<RankedRow>({ name, text, values })
+        : client.query<RankedRow>(text, values);
+    };
+    // Without transactions (a bare PGlite in tests) SET LOCAL is a no-op with a warning: the plain query then.
+    const { rows } = this.sql.transaction
+      ? await this.sql.transaction(query)
+      : await this.sql.query<RankedRow>(text, values);
+    return {
+      documents: rows.map((r) => ({
+        url: r.url,
+        bm25: Number(r.bm25),
+        proximity: Number(r.proximity),
+        score: Number(r.score),
+      })),
+      candidates: Number(rows[0]?.candidates ?? 0),
+    };
+  }
+
+  async fetch(urls: readonly string[]): Promise<Map<string, DocumentRow>> {
+    if (urls.length === 0) return new Map();
+    const { rows } = await this.sql.query<DocumentRow>(FETCH_DOCUMENTS_SQL, [urls]);
+    return new Map(rows.map((row) => [row.url, row]));
+  }
+
+  /** Positions of `lexemes` in each of `texts`, analysed as documents are (one round trip for all). */
+  async analyzeTexts(texts: readonly string[], lexemes: readonly string[]): Promise<TextHits[]> {
+    const result: TextHits[] = texts.map(() => new Map());
+    if (texts.length === 0 || lexemes.length === 0) return result;
+    const { rows } = await this.sql.query<{ i: number; hits: [string, number[]][] }>(ANALYZE_TEXTS_SQL, [
+      texts,
+      lexemes,
+    ]);
+    for (const row of rows) {
+      const hits = result[Number(row.i) - 1];
+      if (!hits) continue;
+      for (const [lexeme, positions] of row.hits) hits.set(lexeme, positions.map(Number));
+    }
+    return result;
+  }
+}

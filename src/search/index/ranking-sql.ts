@@ -1,0 +1,234 @@
+import { BM25F } from './bm25.js';
+
+/**
+ * The SQL of the local index (tables and triggers: migrations/004_search_index.sql). Core PostgreSQL only, so that it
+ * runs unchanged on PGlite.
+ */
+
+/** Title positions are moved past every body position (PostgreSQL clamps positions at 16,383). */
+export const TITLE_POSITION_OFFSET = 100_000;
+
+/** The query's lexemes (English stemming, stop words dropped) with their document frequency, and the corpus totals. */
+export const ANALYZE_QUERY_SQL = `
+SELECT c.doc_count::float8 AS doc_count,
+       c.title_len_sum::float8 AS title_len_sum,
+       c.body_len_sum::float8 AS body_len_sum,
+       coalesce((
+         SELECT json_agg(json_build_object('lexeme', q.lexeme, 'qtf', q.qtf, 'df', coalesce(t.df, 0))
+                         ORDER BY q.first, q.lexeme)
+         FROM (SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1) AS qtf, coalesce(u.positions[1], 0) AS first
+               FROM unnest(to_tsvector('english'::regconfig, $1::text)) AS u) q
+         LEFT JOIN search_terms t ON t.lexeme = q.lexeme
+       ), '[]'::json) AS terms
+FROM search_corpus_stats c`;
+
+/** Filters of a ranking query, already resolved to SQL values. */
+export interface SqlFilters {
+  /** Regular expressions (PostgreSQL ARE, case-insensitive) over the URL without its scheme. */
+  readonly includeUrlPatterns: readonly string[];
+  readonly excludeUrlPatterns: readonly string[];
+  readonly from: Date | null;
+  readonly to: Date | null;
+  /** 'published': only dated documents, by published_date; 'published_or_fetched': fetched_at when undated. */
+  readonly dateField: 'published' | 'published_or_fetched';
+  readonly requirePublished: boolean;
+  /** Phrases every result must contain (exact_match). */
+  readonly phrases: readonly string[];
+}
+
+export const NO_FILTERS: SqlFilters = {
+  includeUrlPatterns: [],
+  excludeUrlPatterns: [],
+  from: null,
+  to: null,
+  dateField: 'published_or_fetched',
+  requirePublished: false,
+  phrases: [],
+};
+
+/** Text as exact_match compares it: lower case, every run of non-alphanumerics one space, padded with spaces. */
+const normalizedText = (expression: string) =>
+  `(' ' || regexp_replace(lower(${expression}), '[^[:alnum:]]+', ' ', 'g') || ' ')`;
+
+function filterSql(filters: SqlFilters, values: unknown[]): string {
+  const parts: string[] = [];
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const schemeless = `substr(d.url, strpos(d.url, '://') + 3)`;
+  if (filters.includeUrlPatterns.length > 0) {
+    parts.push(`${schemeless} ~* ANY(${param(filters.includeUrlPatterns)}::text[])`);
+  }
+  if (filters.excludeUrlPatterns.length > 0) {
+    parts.push(`NOT (${schemeless} ~* ANY(${param(filters.excludeUrlPatterns)}::text[]))`);
+  }
+  if (filters.requirePublished) parts.push('d.published_date IS NOT NULL');
+  const date = filters.dateField === 'published' ? 'd.published_date' : 'coalesce(d.published_date, d.fetched_at)';
+  if (filters.from) parts.push(`${date} >= ${param(filters.from)}::timestamptz`);
+  if (filters.to) parts.push(`${date} < ${param(filters.to)}::timestamptz`);
+  for (const phrase of filters.phrases) {
+    const p = param(phrase);
+    parts.push(
+      `(numnode(phraseto_tsquery('english'::regconfig, ${p}::text)) = 0
+        OR d.title_tsv @@ phraseto_tsquery('english'::regconfig, ${p}::text)
+        OR d.body_tsv @@ phraseto_tsquery('english'::regconfig, ${p}::text))`,
+      `strpos(${normalizedText(`coalesce(d.title, '') || ' ' || d.content`)}, ${normalizedText(`${p}::text`)}) > 0`,
+    );
+  }
+  return parts.map((part) => ` AND ${part}`).join('');
+}
+
+export interface RankSqlInput {
+  readonly lexemes: readonly string[];
+  /** IDF × query frequency, in the order of `lexemes`. */
+  readonly weights: readonly number[];
+  /** Candidate retrieval (GIN): documents whose title matches `titleRetrieval` or body matches `bodyRetrieval`. */
+  readonly titleRetrieval: string;
+  readonly bodyRetrieval: string;
+  readonly avgTitleLen: number;
+  readonly avgBodyLen: number;
+  readonly limit: number;
+  /** How many of the best BM25 candidates get the proximity bonus computed. */
+  readonly proximityPool: number;
+  /** The most candidates scored (a safety net for queries made only of very common terms). */
+  readonly candidateCap: number;
+  /** News: score × (1 + recencyBoost · 2^(−age / halfLife)); 0 for none. */
+  readonly recencyBoost: number;
+  readonly recencyHalfLifeDays: number;
+  readonly now: Date;
+  readonly filters: SqlFilters;
+}
+
+export interface RankedRow {
+  url: string;
+  bm25: number;
+  proximity: number;
+  score: number;
+  candidates: number;
+}
+
+/**
+ * Run inside a transaction after these (see LocalIndex): the planner cannot see that evaluating `@@` on a sequential
+ * scan decompresses every row's term vectors, and would rather scan the table than the GIN indexes for candidate
+ * sets of a few percent of it; JIT compilation would cost more than the query on large indexes.
+ */
+export const RANK_SETTINGS_SQL = 'SET LOCAL enable_seqscan = off; SET LOCAL jit = off';
+
+/**
+ * Candidates from the GIN indexes (title or body matches the retrieval tsquery, and the filters), BM25F over each
+ * candidate from the query terms' positions (ts_filter∘setweight keeps only the query's lexemes of a term vector, in
+ * C, without unnesting the whole vector), the proximity bonus for the best `proximityPool`, then the final order.
+ * Candidates are keyed by a row number, and URLs compared bytewise (COLLATE "C"): a locale-aware comparison of URLs
+ * costs more than the scoring.
+ */
+export function rankSql(input: RankSqlInput): { text: string; values: unknown[] } {
+  const values: unknown[] = [
+    input.lexemes,
+    input.weights,
+    input.titleRetrieval,
+    input.avgTitleLen,
+    input.avgBodyLen,
+    input.limit,
+    input.proximityPool,
+    input.recencyBoost,
+    input.recencyHalfLifeDays,
+    input.now,
+    input.bodyRetrieval,
+  ];
+  const filters = filterSql(input.filters, values);
+  const { k1, bBody, bTitle, titleWeight, proximityWindow, proximityWeight } = BM25F;
+  const text = `
+WITH q AS (
+  SELECT * FROM unnest($1::text[], $2::float8[]) AS q(lexeme, weight)
+), cand AS (
+  SELECT row_number() OVER () AS id, d.url, d.published_date,
+         CASE WHEN $4::float8 > 0 THEN 1 - ${bTitle} + ${bTitle} * d.title_len / $4::float8 ELSE 1 END AS tnorm,
+         CASE WHEN $5::float8 > 0 THEN 1 - ${bBody} + ${bBody} * d.body_len / $5::float8 ELSE 1 END AS bnorm,
+         ts_filter(setweight(d.title_tsv, 'A', $1::text[]), '{a}') AS tv,
+         ts_filter(setweight(d.body_tsv, 'A', $1::text[]), '{a}') AS bv
+  FROM documents d
+  WHERE (d.title_tsv @@ $3::tsquery OR d.body_tsv @@ $11::tsquery)${filters}
+  ${Number.isFinite(input.candidateCap) ? `LIMIT ${Math.max(1, Math.floor(input.candidateCap))}` : ''}
+), tf AS (
+  SELECT c.id, u.lexeme, sum(u.tf) AS tf
+  FROM cand c
+  CROSS JOIN LATERAL (
+    SELECT lexeme, ${titleWeight} * coalesce(array_length(positions, 1), 1) / c.tnorm AS tf FROM unnest(c.tv)
+    UNION ALL
+    SELECT lexeme, coalesce(array_length(positions, 1), 1) / c.bnorm FROM unnest(c.bv)
+  ) u
+  GROUP BY c.id, u.lexeme
+), scored AS (
+  SELECT tf.id, sum(q.weight * tf.tf * ${k1 + 1} / (${k1} + tf.tf)) AS bm25
+  FROM tf JOIN q ON q.lexeme = tf.lexeme
+  GROUP BY tf.id
+), pool AS (
+  SELECT c.url, c.published_date, c.bnorm, c.tv, c.bv, s.bm25
+  FROM scored s JOIN cand c ON c.id = s.id
+  ORDER BY s.bm25 DESC, c.url COLLATE "C"
+  LIMIT $7::int
+), ranked AS (
+  SELECT p.url, p.bm25, coalesce(x.bonus, 0) AS proximity,
+         CASE WHEN $8::float8 > 0 AND p.published_date IS NOT NULL
+              THEN 1 + $8::float8 * power(2::float8, -least(60::float8, greatest(0::float8,
+                     extract(epoch FROM ($10::timestamptz - p.published_date))::float8 / 86400 / $9::float8)))
+              ELSE 1 END AS boost
+  FROM pool p
+  LEFT JOIN LATERAL (
+    WITH occ AS (
+      SELECT u.lexeme, pos::int + ${TITLE_POSITION_OFFSET} AS pos FROM unnest(p.tv) u, unnest(u.positions) pos
+      UNION ALL
+      SELECT u.lexeme, pos::int FROM unnest(p.bv) u, unnest(u.positions) pos
+    ), seq AS (
+      SELECT lexeme, pos, lag(lexeme) OVER w AS prev_lexeme, lag(pos) OVER w AS prev_pos
+      FROM occ WINDOW w AS (ORDER BY pos, lexeme COLLATE "C")
+    ), pairs AS (
+      SELECT lexeme, prev_lexeme, 1.0::float8 / ((pos - prev_pos) * (pos - prev_pos)) AS inverse
+      FROM seq
+      WHERE prev_lexeme IS NOT NULL AND prev_lexeme <> lexeme AND pos - prev_pos BETWEEN 1 AND ${proximityWindow}
+    ), acc AS (
+      SELECT g.lexeme, sum(g.gain) AS acc
+      FROM (SELECT pr.lexeme, pr.inverse * q.weight AS gain FROM pairs pr JOIN q ON q.lexeme = pr.prev_lexeme
+            UNION ALL
+            SELECT pr.prev_lexeme, pr.inverse * q.weight FROM pairs pr JOIN q ON q.lexeme = pr.lexeme) g
+      GROUP BY g.lexeme
+    )
+    SELECT ${proximityWeight} * sum(least(1::float8, q.weight) * acc.acc * ${k1 + 1} / (acc.acc + ${k1} * p.bnorm)) AS bonus
+    FROM acc JOIN q ON q.lexeme = acc.lexeme
+    WHERE acc.acc > 0
+  ) x ON true
+)
+SELECT url, bm25, proximity, (bm25 + proximity) * boost AS score, (SELECT count(*) FROM cand)::int AS candidates
+FROM ranked
+ORDER BY score DESC, url COLLATE "C"
+LIMIT $6::int`;
+  return { text, values };
+}
+
+export interface DocumentRow {
+  url: string;
+  domain: string;
+  title: string | null;
+  content: string;
+  published_date: Date | null;
+  fetched_at: Date;
+  favicon: string | null;
+  images: unknown;
+  structured_data: unknown;
+}
+
+export const FETCH_DOCUMENTS_SQL = `
+SELECT url, domain, title, content, published_date, fetched_at, favicon, images, structured_data
+FROM documents WHERE url = ANY($1::text[])`;
+
+/**
+ * For each text, the positions of the given lexemes in it (English stemming, as the index analyses documents):
+ * `[[lexeme, [positions]], ...]`. Passages, snippets and answers score sentences from this.
+ */
+export const ANALYZE_TEXTS_SQL = `
+SELECT t.i::int AS i,
+       coalesce((SELECT json_agg(json_build_array(u.lexeme, u.positions))
+                 FROM unnest(ts_filter(setweight(to_tsvector('english'::regconfig, t.s), 'A', $2::text[]), '{a}')) u),
+                '[]'::json) AS hits
+FROM unnest($1::text[]) WITH ORDINALITY AS t(s, i)`;

@@ -1,0 +1,65 @@
+/**
+ * Where search results come from. POST /search asks every configured provider (the local index always; upstream
+ * APIs such as SearXNG or Brave when configured) and merges their hits by canonical URL, best score first.
+ *
+ * Adding a provider: implement SearchProvider, and add it to the SEARCH_PROVIDERS factory of SearchModule. A provider
+ * that fails throws: an upstream failure must surface as a 502 (throw a BadGatewayException), never as an empty
+ * list, and the metering pipeline then bills nothing.
+ */
+
+export type SearchTopic = 'general' | 'news' | 'finance';
+
+/** A search as providers receive it: validated, defaults applied, time filters resolved to instants. */
+export interface ProviderSearchRequest {
+  /** The query as the caller wrote it (trimmed). */
+  readonly query: string;
+  readonly depth: 'basic' | 'advanced';
+  /** How many hits to return at most (the response may show fewer). */
+  readonly maxResults: number;
+  readonly topic: SearchTopic;
+  /** Inclusive lower and exclusive upper bound on the publication date (or, for `general`, the fetch date). */
+  readonly from: Date | null;
+  readonly to: Date | null;
+  /** Domain patterns as the caller wrote them: `example.com`, `*.com`, `example.com/blog`. */
+  readonly includeDomains: readonly string[];
+  readonly excludeDomains: readonly string[];
+  /** exact_match: every hit must contain each of these phrases (the query's quoted parts). */
+  readonly requiredPhrases: readonly string[];
+  /** Passages per hit in `content` at advanced depth (1–3). */
+  readonly chunksPerSource: number;
+  /** Lower-case country name (`topic: general` only), or null. */
+  readonly country: string | null;
+  readonly signal?: AbortSignal;
+}
+
+export interface HitImage {
+  readonly url: string;
+  /** A short description of the image when the provider has or can derive one. */
+  readonly description: string | null;
+}
+
+/** One result, normalized: what every provider returns. */
+export interface SearchHit {
+  /** Canonical URL (the merge key). */
+  readonly url: string;
+  readonly title: string;
+  /** A snippet (basic) or the best passages joined with " [...] " (advanced). */
+  readonly content: string;
+  /** Relevance in [0, 1], comparable across the hits of one provider. */
+  readonly score: number;
+  /** The whole page as markdown when the provider has it; null otherwise. */
+  readonly rawContent: string | null;
+  readonly publishedDate: Date | null;
+  readonly favicon: string | null;
+  readonly images: readonly HitImage[];
+  /** The provider's name, e.g. `local`. */
+  readonly provider: string;
+}
+
+export interface SearchProvider {
+  readonly name: string;
+  search(request: ProviderSearchRequest): Promise<SearchHit[]>;
+}
+
+/** The providers POST /search asks, in order of preference for ties (`SearchProvider[]`). */
+export const SEARCH_PROVIDERS = Symbol('SEARCH_PROVIDERS');

@@ -1,0 +1,26 @@
+import { Module } from '@nestjs/common';
+import { AnswerService } from './answer/answer.service.js';
+import { LocalIndexProvider } from './providers/local-index.provider.js';
+import { SEARCH_PROVIDERS, type SearchProvider } from './providers/search-provider.port.js';
+import { SearchController } from './search.controller.js';
+import { SearchService } from './search.service.js';
+
+/**
+ * POST /search over the local index (documents, fed by crawl and the `index` CLI) and any upstream provider added to
+ * SEARCH_PROVIDERS, with extractive or LLM-written answers.
+ */
+@Module({
+  controllers: [SearchController],
+  providers: [
+    LocalIndexProvider,
+    AnswerService,
+    SearchService,
+    {
+      provide: SEARCH_PROVIDERS,
+      inject: [LocalIndexProvider],
+      useFactory: (local: LocalIndexProvider): SearchProvider[] => [local],
+    },
+  ],
+  exports: [SearchService, LocalIndexProvider],
+})
+export class SearchModule {}
