@@ -22,6 +22,7 @@ import { ProjectsModule } from '../projects/projects.module.js';
 import { RedisModule } from '../redis/redis.module.js';
 import { SearchModule } from '../search/search.module.js';
 import { UsersModule } from '../users/users.module.js';
+import { VerticalsModule } from '../verticals/verticals.module.js';
 
 @Module({})
 export class AppModule {
@@ -48,6 +49,7 @@ export class AppModule {
         ExtractModule,
         CrawlModule,
         SearchModule,
+        VerticalsModule,
         HealthModule,
         ...extraModules,
       ],
