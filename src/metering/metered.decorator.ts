@@ -60,7 +60,8 @@ export class MeteredInterceptor implements NestInterceptor {
         apiKey,
         body,
         idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : null,
-        route: `${request.method} ${request.routeOptions.url ?? request.url}`,
+        // The concrete path (not the route pattern): one key on two verticals is two different requests.
+        route: `${request.method} ${normalizedPath(request.url)}`,
         requestId: request.id,
       },
       async (caller) => {
@@ -71,4 +72,9 @@ export class MeteredInterceptor implements NestInterceptor {
     void reply.status(response.status).headers(response.headers);
     return response.body;
   }
+}
+
+/** The path as routing sees it: no query, no duplicate or trailing slashes (clients that join base URLs add them). */
+function normalizedPath(url: string): string {
+  return (url.split('?')[0] ?? '/').replace(/\/{2,}/g, '/').replace(/(.)\/$/, '$1');
 }
