@@ -10,6 +10,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY projections ./projections
+COPY dashboard ./dashboard
 # Besides dist/, keep the files the build does not emit but the server reads at run time relative to the project
 # root (numbered .sql migrations under src/database/migrations and projections/migrations, other non-TS assets).
 RUN npm run build \

@@ -6,6 +6,7 @@ import { AuthModule } from '../auth/auth.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { ConfigModule } from '../config/config.module.js';
 import { CrawlModule } from '../crawl/crawl.module.js';
+import { DashboardModule } from '../dashboard/dashboard.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { DemoSeedService } from '../demo/demo-seed.service.js';
 import { EventStoreModule } from '../event-store/event-store.module.js';
@@ -50,6 +51,7 @@ export class AppModule {
         CrawlModule,
         SearchModule,
         VerticalsModule,
+        DashboardModule,
         HealthModule,
         ...extraModules,
       ],

@@ -1,0 +1,126 @@
+/**
+ * The dashboard's only way to the server: the control-plane and finance routes, authenticated by the HttpOnly
+ * `session` cookie (same origin; the token itself is never visible to scripts).
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly body: Record<string, unknown> | undefined,
+  ) {
+    super(message);
+  }
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, 'The server could not be reached. Check your connection and try again.', undefined);
+  }
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (!response.ok) {
+    const object = parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined;
+    const message = typeof object?.error === 'string' ? object.error : `The server answered ${response.status}.`;
+    throw new ApiError(response.status, message, object);
+  }
+  return parsed as T;
+}
+
+/** Downloads the response of a GET as a file (for the ledger's CSV, which the route serves for Accept: text/csv). */
+export async function download(path: string, accept: string, fallbackName: string): Promise<string> {
+  const response = await fetch(path, { credentials: 'same-origin', headers: { accept } });
+  if (!response.ok) throw new ApiError(response.status, `The export failed (${response.status}).`, undefined);
+  const disposition = response.headers.get('content-disposition') ?? '';
+  const name = /filename="([^"]+)"/.exec(disposition)?.[1] ?? fallbackName;
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  window.setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  return name;
+}
+
+export interface User {
+  id: string;
+  email: string;
+}
+export interface Organization {
+  id: string;
+  name: string;
+  plan: string;
+  monthly_credit_allowance: number;
+  rate_limit_per_minute: { live: number; test: number };
+  role: string;
+  created_at: string;
+}
+export interface Project {
+  id: string;
+  org_id: string;
+  name: string;
+  created_at: string;
+}
+export interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  environment: string;
+  project_id: string;
+  scopes: string[];
+  depth_limit: string | null;
+  status: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+export interface Usage {
+  month: string;
+  credits_limit: number;
+  credits_used: number;
+  credits_remaining: number;
+  test_credits_used: number;
+  requests: number;
+  by_project: { project_id: string; name: string | null; credits: number; requests: number }[];
+  by_key: {
+    key_id: string;
+    name: string | null;
+    prefix: string | null;
+    environment: string;
+    credits: number;
+    requests: number;
+  }[];
+  by_operation: { operation: string; credits: number; requests: number }[];
+  by_day: { day: string; operation: string; credits: number; requests: number }[];
+}
+export interface LedgerEntry {
+  charge_id: string;
+  request_id: string;
+  occurred_at: string;
+  operation: string;
+  credits: number | string;
+  project_id: string;
+  project_name: string | null;
+  key_id: string;
+  key_name: string | null;
+  key_prefix: string | null;
+  key_environment: string;
+  depth: string | null;
+}
+
+export const SCOPES = ['search', 'verticals', 'extract', 'map', 'crawl', 'mcp'] as const;
+export const OPERATIONS = ['search', 'vertical', 'extract', 'map', 'crawl'] as const;

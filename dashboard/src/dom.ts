@@ -1,0 +1,112 @@
+/** A tiny element builder: text always goes in as text nodes (never as HTML), so nothing user-supplied is parsed. */
+export type Child = Node | string | number | null | undefined | false | Child[];
+type AttrValue = string | number | boolean | null | undefined;
+export type Attrs = Record<string, AttrValue | ((event: Event) => void)>;
+
+function append(parent: Node, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(parent, child);
+    else parent.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+function apply(element: Element, attrs: Attrs): void {
+  for (const [name, value] of Object.entries(attrs)) {
+    if (typeof value === 'function') element.addEventListener(name.slice(2).toLowerCase(), value);
+    else if (value === true) element.setAttribute(name, '');
+    else if (value !== false && value !== null && value !== undefined) element.setAttribute(name, String(value));
+  }
+}
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  apply(element, attrs);
+  append(element, children);
+  return element;
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+export function svg(tag: string, attrs: Attrs = {}, ...children: Child[]): SVGElement {
+  const element = document.createElementNS(SVG_NS, tag) as SVGElement;
+  apply(element, attrs);
+  append(element, children);
+  return element;
+}
+
+let ids = 0;
+export const uid = (prefix: string) => `${prefix}-${++ids}`;
+
+/** A labelled form field: the label's `for` points at the control. */
+export function field(label: string, control: HTMLInputElement | HTMLSelectElement, hint?: string): HTMLElement {
+  control.id ||= uid('f');
+  const hintEl = hint ? h('small', { id: uid('hint'), class: 'hint' }, hint) : null;
+  if (hintEl) control.setAttribute('aria-describedby', hintEl.id);
+  return h('div', { class: 'field' }, h('label', { for: control.id }, label), control, hintEl);
+}
+
+export const formatNumber = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 2 });
+
+export function formatDate(iso: string | null): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  return date.toLocaleString('en-GB', {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone: 'UTC',
+    timeZoneName: 'short',
+  });
+}
+
+export function timeEl(iso: string | null): Node {
+  return iso ? h('time', { datetime: iso }, formatDate(iso)) : document.createTextNode('never');
+}
+
+/** A table that turns into labelled cards on narrow screens (each cell carries its column's name). */
+export function table(caption: string, columns: string[], rows: Child[][], options: { empty?: string } = {}): Node {
+  if (rows.length === 0) return h('p', { class: 'empty' }, options.empty ?? 'Nothing yet.');
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: 'responsive' },
+      h('caption', { class: 'visually-hidden' }, caption),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          columns.map((c) => h('th', { scope: 'col' }, c)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        rows.map((cells) =>
+          h(
+            'tr',
+            {},
+            cells.map((cell, i) => h('td', { 'data-label': columns[i] ?? '' }, cell)),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/** Says something to screen-reader users (a polite live region in the page shell). */
+export function announce(message: string): void {
+  const region = document.getElementById('announcer');
+  if (!region) return;
+  region.textContent = '';
+  window.setTimeout(() => (region.textContent = message), 50);
+}

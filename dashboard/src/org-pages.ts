@@ -1,0 +1,124 @@
+import { ApiError, type Organization, type Project, api } from './api.js';
+import { type Context, navLink } from './context.js';
+import { field, formatNumber, h, table, timeEl } from './dom.js';
+
+export const canManage = (org: Organization) => org.role === 'owner' || org.role === 'admin';
+
+/** A one-field create form: name in, POST, then `done` with the answer. */
+export function nameForm<T>(options: {
+  heading: string;
+  label: string;
+  button: string;
+  post: (name: string) => Promise<T>;
+  done: (created: T) => void;
+}): HTMLFormElement {
+  const input = h('input', { type: 'text', name: 'name', required: true, maxlength: 100, autocomplete: 'off' });
+  const error = h('p', { class: 'form-error', role: 'alert' });
+  const submit = h('button', { type: 'submit', class: 'button' }, options.button);
+  const headingId = `h-${options.heading.replace(/\W+/g, '-').toLowerCase()}`;
+  return h(
+    'form',
+    {
+      class: 'card inline-form',
+      'aria-labelledby': headingId,
+      onsubmit: async (event: Event) => {
+        event.preventDefault();
+        error.textContent = '';
+        const name = input.value.trim();
+        if (!name) {
+          error.textContent = `${options.label} is required.`;
+          input.setAttribute('aria-invalid', 'true');
+          input.focus();
+          return;
+        }
+        input.removeAttribute('aria-invalid');
+        submit.disabled = true;
+        try {
+          options.done(await options.post(name));
+        } catch (e) {
+          error.textContent = (e as Error).message;
+          submit.disabled = false;
+        }
+      },
+    },
+    h('h2', { id: headingId }, options.heading),
+    h('div', { class: 'row' }, field(options.label, input), submit),
+    error,
+  );
+}
+
+export async function organizationsPage(ctx: Context): Promise<Node> {
+  await ctx.refreshOrgs();
+  const orgs = ctx.orgs.length
+    ? ctx.orgs
+    : (await api<{ organizations: Organization[] }>('GET', '/orgs')).organizations;
+  return h(
+    'div',
+    {},
+    h('h1', {}, 'Organizations'),
+    orgs.length === 0
+      ? h(
+          'p',
+          { class: 'lead' },
+          'Welcome! Create an organization to get API keys. The free plan includes 1,000 credits a month.',
+        )
+      : table(
+          'Your organizations',
+          ['Name', 'Plan', 'Credits a month', 'Your role', 'Created'],
+          orgs.map((o) => [
+            navLink(`/orgs/${o.id}/usage`, o.name),
+            o.plan,
+            formatNumber(o.monthly_credit_allowance),
+            o.role,
+            timeEl(o.created_at),
+          ]),
+        ),
+    nameForm<Organization>({
+      heading: 'Create an organization',
+      label: 'Organization name',
+      button: 'Create organization',
+      post: (name) => api('POST', '/orgs', { name }),
+      done: (org) => {
+        void ctx.refreshOrgs().then(() => {
+          ctx.navigate(`/orgs/${org.id}/projects`);
+          ctx.flash(`Organization “${org.name}” created. Next, create a project.`);
+        });
+      },
+    }),
+  );
+}
+
+export async function listProjects(orgId: string): Promise<Project[]> {
+  return (await api<{ projects: Project[] }>('GET', `/orgs/${orgId}/projects`)).projects;
+}
+
+export async function projectsPage(ctx: Context): Promise<Node> {
+  const org = ctx.org!;
+  const projects = await listProjects(org.id);
+  return h(
+    'div',
+    {},
+    h('h1', {}, `Projects of ${org.name}`),
+    h('p', { class: 'lead' }, 'Projects group API keys; usage is reported per project.'),
+    table(
+      'Projects',
+      ['Name', 'Created', 'Id'],
+      projects.map((p) => [p.name, timeEl(p.created_at), h('code', {}, p.id)]),
+      { empty: 'No project yet. Create one to add API keys.' },
+    ),
+    canManage(org)
+      ? nameForm<Project>({
+          heading: 'Create a project',
+          label: 'Project name',
+          button: 'Create project',
+          post: (name) => api('POST', `/orgs/${org.id}/projects`, { name }),
+          done: (project) => {
+            ctx.navigate(`/orgs/${org.id}/keys`);
+            ctx.flash(`Project “${project.name}” created. You can now create API keys for it.`);
+          },
+        })
+      : h('p', {}, 'Only owners and admins create projects.'),
+  );
+}
+
+export const isNotFound = (error: unknown) => error instanceof ApiError && error.status === 404;
