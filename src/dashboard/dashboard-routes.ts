@@ -54,6 +54,8 @@ export class DashboardRoutes implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
+    // An application context without an HTTP server (the operator CLI) has no routes to add.
+    if (!this.adapterHost.httpAdapter) return;
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     const base = dashboardBasePath(this.config.dashboardUrl);
     const assets = dashboardAssetsDir();
