@@ -15,9 +15,11 @@ import { FetchModule } from '../fetch/fetch.module.js';
 import { HealthModule } from '../health/health.module.js';
 import { AllExceptionsFilter } from '../http/all-exceptions.filter.js';
 import { KeysModule } from '../keys/keys.module.js';
+import { McpModule } from '../mcp/mcp.module.js';
 import { LedgerModule } from '../metering/ledger/ledger.module.js';
 import { MeteringModule } from '../metering/metering.module.js';
 import { ObservabilityModule } from '../observability/observability.module.js';
+import { OpenApiModule } from '../openapi/openapi.module.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { RedisModule } from '../redis/redis.module.js';
@@ -51,8 +53,10 @@ export class AppModule {
         CrawlModule,
         SearchModule,
         VerticalsModule,
-        DashboardModule,
+        McpModule,
+        OpenApiModule,
         HealthModule,
+        DashboardModule,
         ...extraModules,
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }, DemoSeedService],
