@@ -13,12 +13,26 @@ export async function applyEvents(
   events: readonly RecordedEvent[],
 ): Promise<From> {
   let position = checkpoint;
+  const fresh: RecordedEvent[] = [];
   for (const event of events) {
     if (position !== START && comparePositions(event.position, position) <= 0) continue;
-    for (const projector of projectors) {
-      if (projector.eventTypes.includes(event.type)) await projector.apply(tx, event);
-    }
+    fresh.push(event);
     position = event.position;
+  }
+  // Runs of consecutive events of one type go to projectors that can apply them at once (applyMany); the others
+  // get them one by one, every projector in order for each event.
+  for (let start = 0; start < fresh.length;) {
+    const type = fresh[start]!.type;
+    let end = start + 1;
+    while (end < fresh.length && fresh[end]!.type === type) end++;
+    const run = fresh.slice(start, end);
+    const handlers = projectors.filter((projector) => projector.eventTypes.includes(type));
+    if (run.length > 1 && handlers.length > 0 && handlers.every((projector) => projector.applyMany)) {
+      for (const projector of handlers) await projector.applyMany!(tx, run);
+    } else {
+      for (const event of run) for (const projector of handlers) await projector.apply(tx, event);
+    }
+    start = end;
   }
   return position;
 }

@@ -82,6 +82,7 @@ export class MeteringPipeline {
     try {
       const estimate = maximumCredits(call.spec.estimate(call.body));
       let reserved = 0;
+      let usedAfterReservation = 0;
       if (live) {
         const reservation = await this.counters.reserve(quotaKey, estimate, limit, seedCredits);
         if (!reservation.ok) {
@@ -96,6 +97,7 @@ export class MeteringPipeline {
           );
         }
         reserved = estimate;
+        usedAfterReservation = reservation.used;
       }
 
       let outcome: WorkOutcome;
@@ -131,7 +133,12 @@ export class MeteringPipeline {
         items.push({ item: price.units.price_class, credits: unitCredits });
       }
       const credits = items.reduce((sum, item) => sum + item.credits, 0);
-      const settled = live ? await this.counters.adjust(quotaKey, credits - reserved) : null;
+      // Most calls cost exactly what was reserved: then there is nothing to settle, and no round trip to Redis.
+      const settled = !live
+        ? null
+        : credits === reserved
+          ? usedAfterReservation
+          : await this.counters.adjust(quotaKey, credits - reserved);
       const used = settled ?? (await this.counters.read(quotaKey, seedCredits));
 
       const charge: CreditsCharged = {
