@@ -457,20 +457,7 @@ export class VerticalsService {
       );
     }
     if (brave) {
-      tasks.push(async (signal) =>
-        braveNewsResults(
-          await brave.news(
-            {
-              q: request.query,
-              count: request.maxResults,
-              freshness: request.timeRange ? FRESHNESS[request.timeRange] : null,
-              country: request.country,
-              searchLang: request.language,
-            },
-            signal,
-          ),
-        ).filter(inTime),
-      );
+      tasks.push(async (signal) => braveNewsResults(await brave.news(braveQuery(request), signal)).filter(inTime));
     }
     if (serpapi) {
       tasks.push(async (signal) =>
@@ -652,20 +639,7 @@ export class VerticalsService {
     const inTime = this.inTime(request);
     const tasks: Task<WebResult>[] = [];
     if (engine === 'brave' && brave) {
-      tasks.push(async (signal) =>
-        braveWebResults(
-          await brave.web(
-            {
-              q: request.query,
-              count: request.maxResults,
-              freshness: request.timeRange ? FRESHNESS[request.timeRange] : null,
-              country: request.country,
-              searchLang: request.language,
-            },
-            signal,
-          ),
-        ).filter(inTime),
-      );
+      tasks.push(async (signal) => braveWebResults(await brave.web(braveQuery(request), signal)).filter(inTime));
     }
     if (searxng) {
       tasks.push(async (signal) =>
@@ -730,4 +704,15 @@ function next(date: Date, interval: Interval): Date {
   else if (interval === 'week') d.setUTCDate(d.getUTCDate() + 7);
   else d.setUTCMonth(d.getUTCMonth() + 1);
   return d;
+}
+
+/** The query parameters every Brave endpoint takes for a vertical request. */
+function braveQuery(request: VerticalRequest) {
+  return {
+    q: request.query,
+    count: request.maxResults,
+    freshness: request.timeRange ? FRESHNESS[request.timeRange] : null,
+    country: request.country,
+    searchLang: request.language,
+  };
 }
