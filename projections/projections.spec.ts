@@ -163,6 +163,34 @@ describe('read-model projections', () => {
     expect((await verifyReadModels(database.db, store, options)).ok).toBe(true);
   });
 
+  test('a rebuild while charges keep arriving and the live runner applies them loses and doubles nothing', async () => {
+    let appending = true;
+    let last = await store.headPosition();
+    const writer = (async () => {
+      while (appending) {
+        const appended = await store.appendToStream(
+          chargesStream(orgId, '2027-01'),
+          [charge(1, 'search', '2027-01-05T00:00:00Z'), charge(2, 'extract', '2027-01-05T00:00:00Z')],
+          'any',
+        );
+        last = appended.position;
+      }
+    })();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await rebuildReadModels(database.db, store, options);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      appending = false;
+      await writer;
+    }
+    await runner.waitFor(last as Exclude<typeof last, typeof START>, 10_000);
+    expect((await verifyReadModels(database.db, store, options)).ok).toBe(true);
+    const charged = await store.readStream(chargesStream(orgId, '2027-01'));
+    const totals = await database.db.query(`SELECT credits, requests FROM monthly_totals WHERE month = '2027-01'`);
+    expect(totals.rows).toEqual([{ credits: `${(charged.length / 2) * 3}.0000`, requests: String(charged.length) }]);
+  });
+
   test('a second runner on the same schema waits as a follower; events still project exactly once', async () => {
     const second = new ProjectionRunner(database.db, store, { ...options, leaderRetryMs: 50 });
     second.start();

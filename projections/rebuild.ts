@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database } from '../src/database/database.js';
 import { quoteIdent } from '../src/database/database.js';
 import { migrate } from '../src/database/migrator.js';
-import type { EventStore } from '../src/event-store/event-store.port.js';
-import { applyEvents } from './apply-batch.js';
+import { type EventStore, type From, START, comparePositions } from '../src/event-store/event-store.port.js';
 import { loadCheckpoint, storeCheckpoint } from './checkpoint-store.js';
 import type { Projector } from './projector.js';
 import { replayInto } from './replay.js';
@@ -26,9 +25,16 @@ export async function dropSchema(db: Database, schema: string): Promise<void> {
   await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
 }
 
+/** A live projector that keeps moving past the rebuild this many times in a row makes the rebuild give up. */
+const SWAP_ATTEMPTS = 20;
+
 /**
  * Rebuilds every read model from the events into a scratch schema, then swaps the result into the live schema in
- * one transaction that holds the live checkpoint (so a running projector neither interleaves nor double-applies).
+ * one transaction that holds the live checkpoints (so a running projector neither interleaves nor
+ * double-applies). The swap happens only when the scratch schema is at or past the live checkpoint, so the live
+ * read models never step back; otherwise the scratch schema catches up again first. Events are never read while
+ * the swap transaction is open: against a database that runs one transaction at a time (the embedded mode), a
+ * read on another connection would wait for that transaction forever.
  */
 export async function rebuildReadModels(
   db: Database,
@@ -37,42 +43,53 @@ export async function rebuildReadModels(
 ): Promise<{ events: number }> {
   const scratch = await createScratchSchema(db, 'rebuild');
   try {
-    const replayed = await replayInto(db, store, { schema: scratch, ...options });
-    const live = quoteIdent(db.schema);
-    const tables = options.projectors.flatMap((p) => p.tables);
-    const client = await db.pool.connect();
-    let caughtUp = 0;
-    try {
-      await client.query('BEGIN');
-      await client.query(`SET LOCAL search_path TO ${live}`);
-      await storeCheckpoint(client, options.checkpointName, await loadCheckpoint(client, options.checkpointName));
-      await client.query(`SELECT 1 FROM projection_checkpoints WHERE name = $1 FOR UPDATE`, [options.checkpointName]);
-      // Events appended while the replay ran are applied to the scratch schema inside this transaction.
-      await client.query(`SET LOCAL search_path TO ${quoteIdent(scratch)}`);
-      let position = await loadCheckpoint(client, options.checkpointName);
-      for (;;) {
-        const page = await store.readAll({ from: position, maxCount: 1000 });
-        if (page.length === 0) break;
-        position = await applyEvents(client, options.projectors, position, page);
-        caughtUp += page.length;
+    let replayed = await replayInto(db, store, { schema: scratch, ...options });
+    let events = replayed.events;
+    for (let attempt = 1; !(await swapIntoLive(db, scratch, options, replayed.position)); attempt++) {
+      if (attempt === SWAP_ATTEMPTS) {
+        throw new Error(`the live projector stayed ahead of the rebuild ${SWAP_ATTEMPTS} times; run it again`);
       }
-      await client.query(`SET LOCAL search_path TO ${live}`);
-      for (const table of tables) {
-        await client.query(`DELETE FROM ${live}.${quoteIdent(table)}`);
-        await client.query(
-          `INSERT INTO ${live}.${quoteIdent(table)} SELECT * FROM ${quoteIdent(scratch)}.${quoteIdent(table)}`,
-        );
-      }
-      await storeCheckpoint(client, options.checkpointName, position);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
+      replayed = await replayInto(db, store, { schema: scratch, ...options, from: replayed.position });
+      events += replayed.events;
     }
-    return { events: replayed.events + caughtUp };
+    return { events };
   } finally {
     await dropSchema(db, scratch);
   }
+}
+
+/** Replaces the live read models by the scratch ones at `position`, unless the live checkpoint is past it. */
+async function swapIntoLive(db: Database, scratch: string, options: RebuildOptions, position: From): Promise<boolean> {
+  const live = quoteIdent(db.schema);
+  const client = await db.pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(`SET LOCAL search_path TO ${live}`);
+    // Also holds off a projector about to write its first checkpoint row (there is no row yet to lock).
+    await client.query('LOCK TABLE projection_checkpoints IN EXCLUSIVE MODE');
+    const current = await loadCheckpoint(client, options.checkpointName);
+    if (isAfter(current, position)) {
+      await client.query('ROLLBACK');
+      return false;
+    }
+    for (const table of options.projectors.flatMap((p) => p.tables)) {
+      await client.query(`DELETE FROM ${live}.${quoteIdent(table)}`);
+      await client.query(
+        `INSERT INTO ${live}.${quoteIdent(table)} SELECT * FROM ${quoteIdent(scratch)}.${quoteIdent(table)}`,
+      );
+    }
+    await storeCheckpoint(client, options.checkpointName, position);
+    await client.query('COMMIT');
+    return true;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+function isAfter(a: From, b: From): boolean {
+  if (a === START) return false;
+  return b === START || comparePositions(a, b) > 0;
 }

@@ -13,20 +13,22 @@ export interface ReplayOptions {
   readonly schema: string;
   readonly checkpointName: string;
   readonly projectors: readonly Projector[];
+  /** Resume after this position (the scratch schema's checkpoint); START by default. */
+  readonly from?: From;
   /** Stop after this position (inclusive); without it, replay to the end of the store. */
   readonly until?: From;
   readonly pageSize?: number;
   readonly onProgress?: (eventsApplied: number) => void;
 }
 
-/** Replays the store from its checkpoint in `schema` (START for a fresh schema) into the read models there. */
+/** Replays the store from `from` (START for a fresh schema) into the read models of `schema`. */
 export async function replayInto(
   db: Database,
   store: EventStore,
   options: ReplayOptions,
 ): Promise<{ position: From; events: number }> {
   const pageSize = options.pageSize ?? 1000;
-  let position: From = START;
+  let position: From = options.from ?? START;
   let total = 0;
   for (;;) {
     if (options.until === START) break;

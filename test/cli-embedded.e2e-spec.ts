@@ -74,6 +74,10 @@ describe('CLI in embedded mode (no DATABASE_URL)', () => {
       expect(listed.stdout).toContain(created.stdout.trim());
       const verified = await run(env, 'projections', 'verify');
       expect(verified).toMatchObject({ code: 0, stdout: expect.stringMatching(/read models match the events/) });
+      const rebuilt = await run(env, 'projections', 'rebuild');
+      expect(rebuilt).toMatchObject({ code: 0 });
+      const listedAgain = await run(env, 'org', 'list');
+      expect(listedAgain.stdout).toContain(created.stdout.trim());
     } finally {
       await server.stop();
     }
