@@ -1,28 +1,45 @@
 import {
   type CanActivate,
   type ExecutionContext,
+  ForbiddenException,
+  Inject,
   Injectable,
   UnauthorizedException,
   createParamDecorator,
 } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { errorBody } from '../http/error-body.js';
+import { changesState, isCrossSiteBrowserRequest, ownOrigins } from './cross-site.js';
 import { type SessionUser, SessionService } from './session.service.js';
 
 type SessionRequest = FastifyRequest & { session?: SessionUser };
 
-/** Control-plane routes: a dashboard session token (Bearer header or `session` cookie), never an API key. */
+/**
+ * Control-plane routes: a dashboard session token (Bearer header or `session` cookie), never an API key. A state
+ * change authenticated by the cookie alone is refused (403) when a browser sent it from another site or origin.
+ */
 @Injectable()
 export class SessionGuard implements CanActivate {
-  constructor(private readonly sessions: SessionService) {}
+  private readonly origins: readonly string[];
+
+  constructor(
+    private readonly sessions: SessionService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.origins = ownOrigins(config);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<SessionRequest>();
-    const token = bearerToken(request) ?? cookieToken(request);
+    const bearer = bearerToken(request);
+    const token = bearer ?? cookieToken(request);
     if (!token)
       throw new UnauthorizedException(
         errorBody('a dashboard session token is required (Authorization: Bearer sess_...)'),
       );
+    if (!bearer && changesState(request.method) && isCrossSiteBrowserRequest(request, this.origins))
+      throw new ForbiddenException(errorBody('cross-site requests cannot use the session cookie'));
     const session = await this.sessions.resolve(token);
     if (!session) throw new UnauthorizedException(errorBody('the session token is invalid or has expired'));
     request.session = session;
@@ -47,7 +64,12 @@ function cookieToken(request: FastifyRequest): string | undefined {
   if (typeof cookie !== 'string') return undefined;
   for (const part of cookie.split(';')) {
     const [name, ...value] = part.trim().split('=');
-    if (name === 'session') return decodeURIComponent(value.join('='));
+    if (name !== 'session') continue;
+    try {
+      return decodeURIComponent(value.join('='));
+    } catch {
+      return undefined; // not percent-encoded as a cookie value must be: no token (401), not a 500
+    }
   }
   return undefined;
 }

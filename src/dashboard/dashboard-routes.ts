@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isCrossSiteBrowserRequest, ownOrigins } from '../auth/cross-site.js';
 import { MagicLinkService } from '../auth/magic-link.service.js';
 import { SessionService } from '../auth/session.service.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -61,6 +62,13 @@ export class DashboardRoutes implements OnModuleInit {
     const assets = dashboardAssetsDir();
     // MagicLinkService is AuthModule's own; the dashboard redeems links exactly as POST /auth/magic-link/verify does.
     const magicLinks = this.moduleRef.get(MagicLinkService, { strict: false });
+    const origins = ownOrigins(this.config);
+    // Signing a browser in or out is for this origin's own pages: a form elsewhere could sign the browser in to the
+    // sender's account (login CSRF) or out of its own.
+    const crossSite = (request: FastifyRequest, reply: FastifyReply) =>
+      isCrossSiteBrowserRequest(request, origins)
+        ? reply.status(403).send(errorBody('cross-site requests cannot sign in or out', { reason: 'cross_site' }))
+        : null;
 
     const shell = async (_request: FastifyRequest, reply: FastifyReply) => {
       void reply.headers(DASHBOARD_HEADERS).header('cache-control', 'no-store').type('text/html; charset=utf-8');
@@ -86,6 +94,7 @@ export class DashboardRoutes implements OnModuleInit {
 
     fastify.post<{ Body: unknown }>(`${base}/session`, async (request, reply) => {
       void reply.header('cache-control', 'no-store');
+      if (crossSite(request, reply)) return reply;
       const token = (request.body as { token?: unknown } | undefined)?.token;
       if (typeof token !== 'string' || token.length === 0 || token.length > 200)
         return reply.status(400).send(errorBody('token is required', { reason: 'invalid' }));
@@ -99,6 +108,7 @@ export class DashboardRoutes implements OnModuleInit {
     });
 
     fastify.post(`${base}/sign-out`, async (request, reply) => {
+      if (crossSite(request, reply)) return reply;
       const token = sessionCookie(request);
       if (token) {
         const session = await this.sessions.resolve(token);
@@ -129,7 +139,12 @@ function sessionCookie(request: FastifyRequest): string | undefined {
   if (typeof cookie !== 'string') return undefined;
   for (const part of cookie.split(';')) {
     const [name, ...value] = part.trim().split('=');
-    if (name === 'session') return decodeURIComponent(value.join('='));
+    if (name !== 'session') continue;
+    try {
+      return decodeURIComponent(value.join('='));
+    } catch {
+      return undefined; // not percent-encoded as a cookie value must be: no token (401), not a 500
+    }
   }
   return undefined;
 }

@@ -40,6 +40,21 @@ export function scrubSecrets(text: string): string {
   return result;
 }
 
+/**
+ * A logged error, serialized, with the same masking applied to every string in it: libraries quote what they were
+ * given in their messages (and so in their stacks), credentials included.
+ */
+function serializeError(error: unknown): unknown {
+  return scrubStrings(pino.stdSerializers.err(error as Error), 0);
+}
+
+function scrubStrings(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return scrubSecrets(value);
+  if (depth > 4 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => scrubStrings(item, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, scrubStrings(item, depth + 1)]));
+}
+
 export interface CreateLoggerOptions {
   /** A pino level or 'silent'. */
   readonly level: string;
@@ -61,7 +76,7 @@ export function createLogger(options: CreateLoggerOptions): Logger {
       return requestId ? { request_id: requestId } : {};
     },
     redact: { paths: [...REDACT_PATHS], censor: '[redacted]' },
-    serializers: { err: pino.stdSerializers.err },
+    serializers: { err: serializeError },
     hooks: {
       logMethod(args, method) {
         const scrubbed = args.map((arg: unknown) => (typeof arg === 'string' ? scrubSecrets(arg) : arg));
@@ -125,7 +140,7 @@ export class PinoNestLogger implements LoggerService {
     } else {
       text = String(message);
     }
-    if (nestLevel === 'error' && typeof rest[0] === 'string') fields.stack = rest.shift();
+    if (nestLevel === 'error' && typeof rest[0] === 'string') fields.stack = scrubSecrets(rest.shift() as string);
     if (rest[0] instanceof Error && fields.err === undefined) fields.err = rest.shift();
     const extra = rest.filter((value) => value !== undefined);
     if (extra.length > 0) fields.details = extra;
