@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { AppConfig } from '../config/app-config.js';
+import { errorBody } from '../http/error-body.js';
+import { installJsonBodyGuard } from '../http/json-body-guard.js';
 import { createValidationPipe } from '../http/validation.pipe.js';
 import { PinoNestLogger, createLogger } from '../observability/logger.js';
 import { Metrics } from '../observability/metrics.js';
@@ -32,6 +37,11 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
       const header = request.headers['x-request-id'];
       return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
     },
+    // Requests the router rejects before any route (a path that does not decode, a parameter over the length
+    // limit) get the same error body as every other error.
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) =>
+      void reply.status(error.statusCode ?? 400).send(errorBody(error.message)),
+    clientErrorHandler,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, options.modules), adapter, {
     logger: nestLogger,
@@ -42,6 +52,29 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.enableShutdownHooks();
   const fastify = app.getHttpAdapter().getInstance();
   installRequestObservability(fastify, logger, app.get(Metrics, { strict: false }));
+  installJsonBodyGuard(fastify);
   await app.init();
   return app;
+}
+
+/**
+ * A request the HTTP parser cannot read (an invalid method or header, headers over the size limit): answered as
+ * Fastify's default does, with the API's error body, and the connection closed.
+ */
+function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Client Timeout']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Exceeded maximum allowed HTTP header size']
+        : [400, 'Client Error'];
+  const body = JSON.stringify(errorBody(message));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Content-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

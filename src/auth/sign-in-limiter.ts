@@ -34,10 +34,12 @@ export class SignInLimiter {
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw new HttpException(
+      const refusal = new HttpException(
         errorBody('too many sign-in requests; try again later', { retry_after: retryAfter }),
         HttpStatus.TOO_MANY_REQUESTS,
       );
+      // The exception filter sends an exception's `headers`: a 429 says when to retry, as every 429 of the API does.
+      throw Object.assign(refusal, { headers: { 'Retry-After': String(retryAfter) } });
     }
   }
 }

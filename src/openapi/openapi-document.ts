@@ -532,7 +532,7 @@ export function openApiDocument(options: OpenApiOptions): JsonSchema {
         request: 'RequestMagicLink',
         responseContent: json(object({ message: string('') }, ['message'])),
         security: false,
-        extraResponses: { '429': errorResponse('Too many sign-in requests.', 'RateLimitError') },
+        extraResponses: { '429': errorResponse('Too many sign-in requests.', 'RateLimitError', ['Retry-After']) },
       }),
     },
     '/auth/magic-link/verify': {
@@ -594,11 +594,12 @@ export function openApiDocument(options: OpenApiOptions): JsonSchema {
       post: sessionRoute({
         operationId: 'addMember',
         tags: ['Organizations'],
-        summary: 'Add a member (owners and admins)',
+        summary: "Add a member (owners and admins), or change a member's role",
         status: '201',
         parameters: ['OrgId'],
         request: 'AddMember',
         response: 'AddedMember',
+        extraResponses: { '409': errorResponse("The owner's role cannot be changed.") },
       }),
     },
     '/orgs/{org_id}/projects': {

@@ -15,7 +15,10 @@ export class OrgAccessService {
   constructor(private readonly db: Database) {}
 
   async requireMember(userId: string, orgId: string, roles?: readonly MemberRole[]): Promise<MemberRole> {
-    if (!isUuid(orgId)) throw notFound();
+    // Only the id as the API writes it (lowercase): the event streams are named by it, so `ABC…` would pass this
+    // check through PostgreSQL's case-insensitive uuid type and then miss the organization's stream half-way
+    // through a write (a member's user registered, the membership refused).
+    if (!isUuid(orgId) || orgId !== orgId.toLowerCase()) throw notFound();
     const result = await this.db.query<{ role: MemberRole }>(
       'SELECT role FROM org_members WHERE org_id = $1 AND user_id = $2',
       [orgId, userId],

@@ -1,8 +1,9 @@
-import { Inject, NotFoundException } from '@nestjs/common';
+import { ConflictException, Inject, NotFoundException } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { toNewEvent } from '../../event-store/domain-event.js';
 import { EVENT_STORE, type EventStore, type Position } from '../../event-store/event-store.port.js';
 import { loadStreamState } from '../../event-store/stream-state.js';
+import { errorBody } from '../../http/error-body.js';
 import { type MemberAdded, organizationStream } from '../events/organization.events.js';
 import { evolveOrganization, initialOrganization } from '../organization.state.js';
 import { AddMemberCommand } from './add-member.command.js';
@@ -23,7 +24,11 @@ export class AddMemberHandler implements ICommandHandler<
       evolveOrganization,
     );
     if (!state.exists) throw new NotFoundException('organization not found');
-    if (state.members.get(command.user.userId) === command.role) return { userId: command.user.userId, position: null };
+    const current = state.members.get(command.user.userId);
+    if (current === command.role) return { userId: command.user.userId, position: null };
+    // Adding the owner's address again as an admin or a member would demote the owner (an admin could take the
+    // organization from its owner, or leave it without one).
+    if (current === 'owner') throw new ConflictException(errorBody("the organization's owner keeps the owner role"));
     const event: MemberAdded = {
       type: 'MemberAdded',
       data: { org_id: command.orgId, user_id: command.user.userId, email: command.user.email, role: command.role },
