@@ -177,11 +177,26 @@ export class ProjectionRunner {
   private async becomeLeader(): Promise<boolean> {
     if (this.leaderClient) return true;
     const client = await this.db.pool.connect();
-    const result = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [
-      this.lockName(),
-    ]);
-    if (result.rows[0]?.locked) {
+    let locked: boolean | undefined;
+    try {
+      const result = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [
+        this.lockName(),
+      ]);
+      locked = result.rows[0]?.locked;
+    } catch (error) {
+      client.release(error as Error);
+      throw error;
+    }
+    if (locked) {
       this.leaderClient = client;
+      // The lock lives as long as this session: when its connection is lost, so is the leadership (another node may
+      // take it). Stop following; the loop competes for the lock again.
+      client.on('error', (error: Error) => {
+        if (this.leaderClient !== client) return;
+        this.leaderClient = undefined;
+        client.release(error);
+        void this.closeSubscription?.();
+      });
       return true;
     }
     client.release();
@@ -194,9 +209,10 @@ export class ProjectionRunner {
     this.closeSubscription = () => subscription.close();
     try {
       for await (const batch of subscription) {
-        if (this.stopped) return;
+        if (this.stopped || !this.leaderClient) return;
         if (batch.events.length > 0) {
           const client = await this.db.pool.connect();
+          let failed: Error | undefined;
           try {
             this.lastKnown = await applyBatch(
               client,
@@ -205,8 +221,11 @@ export class ProjectionRunner {
               this.options.projectors,
               batch.events,
             );
+          } catch (error) {
+            failed = error as Error; // its connection may be lost or still busy: not reused
+            throw error;
           } finally {
-            client.release();
+            client.release(failed);
           }
           this.options.onBatch?.(batch.events.length, this.lastKnown);
           for (const listener of this.eventListeners) listener(batch.events);

@@ -34,6 +34,8 @@ export async function cliConfig(env: NodeJS.ProcessEnv): Promise<AppConfig> {
     // `mode` stays 'embedded': the PGlite socket has no LISTEN/NOTIFY, and the CLI never subscribes anyway.
     databaseUrl: config.databaseUrl ?? server?.connectionString,
     databasePoolSize: Math.min(config.databasePoolSize, CLI_POOL_SIZE),
+    // Operator commands (a rebuild, a verify) may run statements far longer than a request would.
+    databaseQueryTimeoutMs: env.DATABASE_QUERY_TIMEOUT_MS ? config.databaseQueryTimeoutMs : 0,
     runProjections: false,
     demoSeed: false,
   };

@@ -41,6 +41,20 @@ export class EnvironmentVariables {
   @Max(500)
   DATABASE_POOL_SIZE?: number;
 
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(600000)
+  DATABASE_CONNECT_TIMEOUT_MS?: number;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(3600000)
+  DATABASE_QUERY_TIMEOUT_MS?: number;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
@@ -227,6 +241,10 @@ export interface AppConfig {
   readonly databaseUrl: string | undefined;
   readonly databaseSchema: string;
   readonly databasePoolSize: number;
+  /** How long getting a PostgreSQL connection may take (a free one from the pool, or a new one), in milliseconds. */
+  readonly databaseConnectTimeoutMs: number;
+  /** How long one statement may wait for its answer before it fails (0: no limit), in milliseconds. */
+  readonly databaseQueryTimeoutMs: number;
   readonly redisUrl: string | undefined;
   readonly redisPrefix: string;
   readonly eventStoreUrl: string | undefined;
@@ -297,6 +315,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseUrl: vars.DATABASE_URL,
     databaseSchema: vars.DATABASE_SCHEMA ?? 'public',
     databasePoolSize: vars.DATABASE_POOL_SIZE ?? 10,
+    databaseConnectTimeoutMs: vars.DATABASE_CONNECT_TIMEOUT_MS ?? 5000,
+    databaseQueryTimeoutMs: vars.DATABASE_QUERY_TIMEOUT_MS ?? 30000,
     redisUrl: vars.REDIS_URL,
     redisPrefix: vars.REDIS_PREFIX ?? 'sla:',
     eventStoreUrl: vars.EVENTSTORE_URL,

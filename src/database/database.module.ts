@@ -22,9 +22,19 @@ const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
       inject: [APP_CONFIG, EMBEDDED_POSTGRES],
       useFactory: async (config: AppConfig, embedded: EmbeddedPostgres | null) => {
         const url = config.databaseUrl ?? embedded!.connectionString;
-        const db = Database.connect(url, config.databaseSchema, config.databasePoolSize);
-        await migrate(db.pool, config.databaseSchema, ['store', 'readModels']);
-        return db;
+        // Migrations may wait for another node's (an advisory lock) and build indexes: no statement time limit.
+        const migrations = Database.connect(url, config.databaseSchema, 1, {
+          connectMs: config.databaseConnectTimeoutMs,
+        });
+        try {
+          await migrate(migrations.pool, config.databaseSchema, ['store', 'readModels']);
+        } finally {
+          await migrations.close();
+        }
+        return Database.connect(url, config.databaseSchema, config.databasePoolSize, {
+          connectMs: config.databaseConnectTimeoutMs,
+          queryMs: config.databaseQueryTimeoutMs,
+        });
       },
     },
   ],

@@ -13,16 +13,35 @@ export class Database {
     readonly connectionString: string,
   ) {}
 
-  static connect(connectionString: string, schema: string, poolSize: number): Database {
+  /**
+   * `timeouts` bound every wait on PostgreSQL, so that a server that is gone or stops answering fails requests
+   * instead of holding them: getting a connection (a free one from the pool, or a new one) and each statement's
+   * answer. Without them a wait can last as long as the TCP connection, i.e. forever.
+   */
+  static connect(
+    connectionString: string,
+    schema: string,
+    poolSize: number,
+    timeouts: { connectMs?: number; queryMs?: number } = {},
+  ): Database {
     const pool = new pg.Pool({
       connectionString,
       max: poolSize,
       idleTimeoutMillis: 30_000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      ...(timeouts.connectMs ? { connectionTimeoutMillis: timeouts.connectMs } : {}),
+      ...(timeouts.queryMs ? { query_timeout: timeouts.queryMs } : {}),
       // A startup parameter, so every statement of every connection sees the schema from its first query on.
       ...(schema !== 'public' ? { options: `-c search_path=${quoteIdent(schema)}` } : {}),
     });
     pool.on('error', () => {
       // An idle client lost its connection; the pool replaces it on the next checkout.
+    });
+    pool.on('connect', (client) => {
+      // A checked-out client whose connection dies emits 'error' (its queries fail too, and the pool drops it on
+      // release): without a listener that event would be an uncaught exception, and the process would exit.
+      client.on('error', () => {});
     });
     return new Database(pool, schema, connectionString);
   }
@@ -33,16 +52,18 @@ export class Database {
 
   async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       const result = await work(client);
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
+      // A connection that cannot even roll back (lost, or a statement still hanging on it) is not reused.
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
       throw error;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 

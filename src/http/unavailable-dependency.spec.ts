@@ -1,3 +1,4 @@
+import { ClientOfflineError, SocketClosedUnexpectedlyError, TimeoutError } from 'redis';
 import { isUnavailableDependency } from './unavailable-dependency.js';
 
 describe('isUnavailableDependency', () => {
@@ -7,6 +8,10 @@ describe('isUnavailableDependency', () => {
     [Object.assign(new Error('the database system is starting up'), { code: '57P03' })],
     [Object.assign(new Error('The client is closed'), { name: 'ClientClosedError' })],
     [new Error('Connection terminated unexpectedly')],
+    // node-redis's own classes, whose `name` stays 'Error': Redis killed mid-command, offline, a queued command timed out.
+    [new SocketClosedUnexpectedlyError()],
+    [new ClientOfflineError()],
+    [new TimeoutError()],
     [new Error('wrapped', { cause: Object.assign(new Error('x'), { code: 'ECONNRESET' }) })],
   ])('%s is a dependency outage', (error) => {
     expect(isUnavailableDependency(error)).toBe(true);

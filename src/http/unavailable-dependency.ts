@@ -1,3 +1,14 @@
+import {
+  ClientClosedError,
+  ClientOfflineError,
+  ConnectionTimeoutError,
+  DisconnectsClientError,
+  ReconnectStrategyError,
+  TimeoutError as RedisCommandTimeoutError,
+  SocketClosedUnexpectedlyError,
+  SocketTimeoutError,
+} from 'redis';
+
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -15,6 +26,18 @@ const REDIS_UNAVAILABLE = new Set([
   'SocketClosedUnexpectedlyError',
   'ConnectionTimeoutError',
 ]);
+// node-redis's own errors keep the name 'Error' (its command timeout, after 5 s offline, has no message either):
+// they are told by their class.
+const REDIS_ERROR_CLASSES = [
+  ClientClosedError,
+  ClientOfflineError,
+  SocketClosedUnexpectedlyError,
+  ConnectionTimeoutError,
+  SocketTimeoutError,
+  DisconnectsClientError,
+  ReconnectStrategyError,
+  RedisCommandTimeoutError,
+];
 
 /**
  * Whether an error means a dependency (PostgreSQL, Redis, the event store) is out of reach rather than a bug:
@@ -25,9 +48,10 @@ export function isUnavailableDependency(error: unknown): boolean {
     const { code, name, message } = cause as { code?: unknown; name?: unknown; message?: unknown };
     if (typeof code === 'string' && (CONNECTION_CODES.has(code) || POSTGRES_UNAVAILABLE.test(code))) return true;
     if (typeof name === 'string' && REDIS_UNAVAILABLE.has(name)) return true;
+    if (REDIS_ERROR_CLASSES.some((type) => cause instanceof type)) return true;
     if (
       typeof message === 'string' &&
-      /Connection terminated|timeout exceeded when trying to connect|UNAVAILABLE/.test(message)
+      /Connection terminated|timeout exceeded when trying to connect|Query read timeout|UNAVAILABLE/.test(message)
     ) {
       return true;
     }
