@@ -17,7 +17,11 @@ import { PostgresEventStore } from './postgres/postgres-event-store.js';
       useFactory: async (config: AppConfig, db: Database, metrics?: Metrics): Promise<EventStore> => {
         const store = config.eventStoreUrl
           ? EventStoreDbEventStore.fromConnectionString(config.eventStoreUrl)
-          : await PostgresEventStore.create(db, { listen: config.mode === 'services' });
+          : // Other processes' appends are heard (LISTEN) and announced (NOTIFY) in the services mode only.
+            await PostgresEventStore.create(db, {
+              listen: config.mode === 'services',
+              announce: config.mode === 'services',
+            });
         // Appends are timed (event_store_append_duration_seconds) when the observability module is loaded.
         return metrics ? new TimedEventStore(store, metrics.eventStoreAppendDuration) : store;
       },

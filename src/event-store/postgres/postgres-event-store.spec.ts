@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
 import { describeEventStoreContract } from '../event-store.contract.js';
-import { type From, type Position, type RecordedEvent, START, comparePositions } from '../event-store.port.js';
+import {
+  type From,
+  type Position,
+  type RecordedEvent,
+  START,
+  WrongExpectedVersionError,
+  comparePositions,
+} from '../event-store.port.js';
 import { PostgresEventStore } from './postgres-event-store.js';
 
 describeEventStoreContract('PostgreSQL table store', async () => {
@@ -108,6 +115,102 @@ describe('PostgreSQL store under concurrent appends', () => {
     for (let w = 0; w < writers; w++) {
       const revisions = received.filter((e) => e.streamId === `writer-${w}`).map((e) => e.revision);
       expect(revisions).toEqual(Array.from({ length: perWriter }, (_, i) => BigInt(i)));
+    }
+  });
+});
+
+describe('PostgreSQL store: re-appends and conflicts (one statement, event_store_append)', () => {
+  let database: TestDatabase;
+  let store: PostgresEventStore;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(['store']);
+    store = await PostgresEventStore.create(database.db);
+  });
+  afterAll(async () => {
+    await store.close();
+    await database.drop();
+  });
+
+  const newEvent = (type: string) => ({ id: randomUUID(), type, data: { type } });
+  const conflict = (promise: Promise<unknown>) =>
+    promise.then(
+      () => {
+        throw new Error('expected a conflict');
+      },
+      (error: unknown) => {
+        expect(error).toBeInstanceOf(WrongExpectedVersionError);
+        return error as WrongExpectedVersionError;
+      },
+    );
+
+  test('a re-append answers the first result only for the same events at the same place', async () => {
+    const s = `re-${randomUUID()}`;
+    const [a, b, c] = [newEvent('A'), newEvent('B'), newEvent('C')];
+    await store.appendToStream(s, [newEvent('first')], 'no_stream');
+    const first = await store.appendToStream(s, [a, b], 0n);
+    for (const expected of ['any', 'stream_exists', 0n] as const) {
+      const again = await store.appendToStream(s, [a, b], expected);
+      expect(again).toEqual(first);
+    }
+    expect((await store.appendToStream(s, [b], 'any')).nextExpectedRevision).toBe(2n);
+    expect((await conflict(store.appendToStream(s, [a, b], 1n))).actual).toBe(2n);
+    expect((await conflict(store.appendToStream(s, [a, b], 'no_stream'))).actual).toBe(2n);
+    expect((await conflict(store.appendToStream(s, [b, a], 'any'))).actual).toBe(2n);
+    expect((await conflict(store.appendToStream(s, [a, c], 'any'))).actual).toBe(2n);
+    expect((await store.readStream(s)).map((e) => e.type)).toEqual(['first', 'A', 'B']);
+  });
+
+  test('an event id stored in another stream, or twice in one batch, is a conflict and appends nothing', async () => {
+    const [s, other] = [`mine-${randomUUID()}`, `other-${randomUUID()}`];
+    const taken = newEvent('Taken');
+    await store.appendToStream(other, [taken], 'no_stream');
+    expect((await conflict(store.appendToStream(s, [taken], 'any'))).actual).toBe('no_stream');
+    const twice = newEvent('Twice');
+    expect((await conflict(store.appendToStream(s, [twice, twice], 'any'))).actual).toBe(-1n);
+    expect(await store.readStream(s)).toEqual([]);
+    const streamRows = await database.db.query('SELECT 1 FROM event_streams WHERE stream_id = $1', [s]);
+    expect(streamRows.rows).toEqual([]);
+  });
+
+  test('the append is planned for each call: no session plan keeps a scan chosen while the table was small', async () => {
+    const { rows } = await database.db.query<{ config: string[] | null }>(
+      "SELECT proconfig AS config FROM pg_proc WHERE proname = 'event_store_append' AND pronamespace = $1::regnamespace",
+      [database.schema],
+    );
+    expect(rows.map((r) => r.config)).toEqual([['plan_cache_mode=force_custom_plan']]);
+  });
+
+  test('every event of one append has the same transaction, positions in batch order', async () => {
+    const s = `one-${randomUUID()}`;
+    const result = await store.appendToStream(s, [newEvent('A'), newEvent('B'), newEvent('C')], 'no_stream');
+    const events = await store.readStream(s);
+    expect(new Set(events.map((e) => e.position.commit))).toEqual(new Set([result.position.commit]));
+    expect(events.map((e) => e.position.prepare)).toEqual([...events.map((e) => e.position.prepare)].sort());
+    expect(events.at(-1)!.position).toEqual(result.position);
+  });
+});
+
+describe('PostgreSQL store: other processes hear of appends', () => {
+  test('a subscription of another store instance (LISTEN) wakes at once, not at its poll interval', async () => {
+    const database = await createTestDatabase(['store']);
+    const writer = await PostgresEventStore.create(database.db);
+    const reader = await PostgresEventStore.create(database.db, { listen: true, pollIntervalMs: 60_000 });
+    try {
+      const subscription = reader.subscribeToAll(START);
+      const iterator = subscription[Symbol.asyncIterator]();
+      expect((await iterator.next()).value).toEqual({ events: [], caughtUp: true });
+      const started = Date.now();
+      const next = iterator.next();
+      await writer.appendToStream('elsewhere', [{ id: randomUUID(), type: 'Heard', data: {} }], 'no_stream');
+      const batch = await next;
+      expect(batch.value?.events.map((e: RecordedEvent) => e.type)).toEqual(['Heard']);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      await subscription.close();
+    } finally {
+      await writer.close();
+      await reader.close();
+      await database.drop();
     }
   });
 });

@@ -21,6 +21,8 @@ export interface PostgresEventStoreOptions {
   readonly pollIntervalMs?: number;
   /** LISTEN for appends of other processes (needs a server that supports it). */
   readonly listen?: boolean;
+  /** NOTIFY other processes after each append (default true; pointless where no process listens). */
+  readonly announce?: boolean;
 }
 
 export class PostgresEventStore implements EventStore {
@@ -29,26 +31,23 @@ export class PostgresEventStore implements EventStore {
   private constructor(
     private readonly db: Database,
     pollIntervalMs: number,
+    private readonly announce: boolean,
   ) {
     this.signal = new AppendSignal(pollIntervalMs);
   }
 
   /** The tables come from the `store` migration set (src/database/migrations). */
   static async create(db: Database, options: PostgresEventStoreOptions = {}): Promise<PostgresEventStore> {
-    const store = new PostgresEventStore(db, options.pollIntervalMs ?? 100);
+    const store = new PostgresEventStore(db, options.pollIntervalMs ?? 100, options.announce ?? true);
     if (options.listen) await store.signal.listen(db.connectionString);
     return store;
   }
 
   async appendToStream(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    const client = await this.db.pool.connect();
-    try {
-      const result = await appendToStream(client, stream, events, expected);
-      this.signal.notify();
-      return result;
-    } finally {
-      client.release();
-    }
+    const result = await appendToStream(this.db, stream, events, expected);
+    this.signal.notify();
+    if (this.announce) this.signal.announce(this.db);
+    return result;
   }
 
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
