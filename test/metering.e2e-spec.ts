@@ -390,6 +390,27 @@ describe('the metering pipeline, on routes registered only by the tests', () => 
       expect(limited.body.error).toMatch(/excessive requests/);
       expect(await chargesOf(app, fresh.orgId)).toHaveLength(3);
     });
+
+    test('a live key (rate limit and reservation in one step): the same answers, and a refused call reserves nothing', async () => {
+      const fresh = await meteredOrganization(app, smtp, 'rate-live@a.test');
+      const key = (await fresh.key()).key;
+      await changePlan(app, fresh.orgId, { rpmLive: 2 });
+      const responses = [];
+      for (let i = 0; i < 3; i++) responses.push(await post('/test/search', { query: 'fast' }, key));
+      expect(responses.map((r) => r.status)).toEqual([200, 200, 429]);
+      expect(responses.map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual(['1', '0', '0']);
+      expect(responses.map((r) => r.headers.get('x-ratelimit-limit'))).toEqual(['2', '2', '2']);
+      const limited = responses[2]!;
+      const retryAfter = Number(limited.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      expect(limited.body.retry_after).toBe(retryAfter);
+      expect(limited.body.error).toMatch(/excessive requests/);
+      expect(used(limited)).toBe(used(responses[1]!));
+      expect(used(limited)).toBe(2);
+      expect(limited.headers.get('x-credits-remaining')).toBe('998');
+      expect(await chargesOf(app, fresh.orgId)).toHaveLength(2);
+    });
   });
 
   describe('502', () => {

@@ -45,4 +45,7 @@ export const MESSAGES = {
   idempotencyRunning: 'A request with this Idempotency-Key is still being processed; retry after it completes.',
   idempotencyMismatch: 'This Idempotency-Key was already used with a different request body.',
   chargeFailed: 'The usage of this request could not be recorded, so it was neither served nor billed; retry.',
+  chargeUnknown:
+    'The service could not confirm whether the usage of this request was recorded, and did not serve it; a retry ' +
+    'with the same Idempotency-Key returns its result without billing twice.',
 } as const;

@@ -8,6 +8,7 @@ import { RedisCreditCounters } from './counters/redis-credit-counters.js';
 import { IDEMPOTENCY_STORE } from './idempotency/idempotency.store.js';
 import { MemoryIdempotencyStore } from './idempotency/memory-idempotency.store.js';
 import { RedisIdempotencyStore } from './idempotency/redis-idempotency.store.js';
+import { InflightCalls } from './inflight-calls.js';
 import { MeteredInterceptor } from './metered.decorator.js';
 import { MeteringPipeline } from './metering-pipeline.js';
 import { OrgPlansService } from './org-plans.service.js';
@@ -23,6 +24,7 @@ import { UsageController } from './usage.controller.js';
     MeteredInterceptor,
     ChargeWriter,
     CounterSeeds,
+    InflightCalls,
     OrgPlansService,
     RateLimiterService,
     {

@@ -18,19 +18,41 @@ export const PLAN_CACHE_MS = 2000;
 @Injectable()
 export class OrgPlansService {
   private readonly cache = new LRUCache<string, OrgPlan>({ max: 50_000, ttl: PLAN_CACHE_MS });
+  /** One query per organization at a time: the calls that miss the cache together wait for the same answer. */
+  private readonly loading = new Map<string, Promise<OrgPlan | null>>();
+  /** Bumped by every PlanChanged: a load that started before one does not fill the cache with the old plan. */
+  private changes = 0;
 
   constructor(
     private readonly db: Database,
     projections: ProjectionRunner,
   ) {
     projections.onEvents((events) => {
-      for (const event of events) if (event.type === 'PlanChanged') this.cache.delete(String(event.data.org_id));
+      for (const event of events) {
+        if (event.type !== 'PlanChanged') continue;
+        const orgId = String(event.data.org_id);
+        this.cache.delete(orgId);
+        this.loading.delete(orgId);
+        this.changes++;
+      }
     });
   }
 
   async get(orgId: string): Promise<OrgPlan | null> {
     const cached = this.cache.get(orgId);
     if (cached) return cached;
+    let pending = this.loading.get(orgId);
+    if (!pending) {
+      pending = this.load(orgId).finally(() => {
+        if (this.loading.get(orgId) === pending) this.loading.delete(orgId);
+      });
+      this.loading.set(orgId, pending);
+    }
+    return pending;
+  }
+
+  private async load(orgId: string): Promise<OrgPlan | null> {
+    const changes = this.changes;
     const result = await this.db.query<{
       plan: string;
       monthly_credit_allowance: string;
@@ -46,7 +68,7 @@ export class OrgPlansService {
       monthlyCreditAllowance: Number(row.monthly_credit_allowance),
       rateLimitPerMinute: { live: row.rate_limit_live, test: row.rate_limit_test },
     };
-    this.cache.set(orgId, plan);
+    if (changes === this.changes) this.cache.set(orgId, plan);
     return plan;
   }
 }

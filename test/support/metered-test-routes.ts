@@ -32,6 +32,7 @@ class TestExtractDto {
   @IsArray() @ArrayMinSize(1) @ArrayMaxSize(20) @IsString({ each: true }) urls!: string[];
   @IsOptional() @IsIn(['basic', 'advanced']) extract_depth?: string;
   @IsOptional() include_usage?: boolean;
+  @IsOptional() @IsInt() @Min(0) @Max(5000) delay_ms?: number;
 }
 
 class TestPagesDto {
@@ -74,6 +75,7 @@ class MeteredTestController {
   @Post('extract')
   @Metered(EXTRACT)
   async extract(@Body() body: TestExtractDto): Promise<WorkOutcome> {
+    if (body.delay_ms) await pause(body.delay_ms);
     const failed = body.urls.filter((url) => url.includes('fail'));
     const results = body.urls.filter((url) => !url.includes('fail'));
     return {

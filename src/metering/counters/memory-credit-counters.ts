@@ -1,4 +1,4 @@
-import type { CreditCounters, Reservation, Seed } from './credit-counters.js';
+import { type CreditCounters, type Reservation, type Seed, seedValueOf } from './credit-counters.js';
 
 /** Single-process counters; JavaScript runs one callback at a time, so check-and-add is atomic between awaits. */
 export class MemoryCreditCounters implements CreditCounters {
@@ -31,12 +31,17 @@ export class MemoryCreditCounters implements CreditCounters {
     return next;
   }
 
+  /** One process: a crash loses these counters with the calls, and they are seeded again from the ledger. */
+  async settle(): Promise<void> {}
+
   private async ensure(key: string, seed: Seed): Promise<number> {
     const value = this.values.get(key);
     if (value !== undefined) return value;
     let pending = this.seeding.get(key);
     if (!pending) {
-      pending = seed().finally(() => this.seeding.delete(key));
+      pending = seed()
+        .then((seeded) => seedValueOf(seeded).value)
+        .finally(() => this.seeding.delete(key));
       this.seeding.set(key, pending);
     }
     const seeded = await pending;

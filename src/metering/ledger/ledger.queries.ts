@@ -248,16 +248,18 @@ export class LedgerQueries {
 
   private async snapshot<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     const client: pg.PoolClient = await this.db.pool.connect();
+    let broken: Error | undefined;
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       const result = await work(client);
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
+      // A connection that cannot even roll back (lost, or a statement still hanging on it) is not reused.
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
       throw error;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 }
