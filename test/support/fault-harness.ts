@@ -1,0 +1,124 @@
+import { Writable } from 'node:stream';
+import { runCli } from '../../src/cli/run-cli.js';
+import type { Json } from './test-app.js';
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function capture(): { stream: Writable; text: () => string } {
+  let text = '';
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      text += chunk.toString();
+      done();
+    },
+  });
+  return { stream, text: () => text };
+}
+
+/** The operator CLI in process (`ledger verify`, `projections verify`, ...), its output captured. */
+export async function operatorCli(env: NodeJS.ProcessEnv, ...argv: string[]): Promise<CliResult> {
+  const stdout = capture();
+  const stderr = capture();
+  const code = await runCli(argv, env, { stdout: stdout.stream, stderr: stderr.stream });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` until `accept` holds; throws with the last value after `timeoutMs`. */
+export async function eventually<T>(
+  what: string,
+  probe: () => Promise<T>,
+  accept: (value: T) => boolean,
+  timeoutMs = 15_000,
+  everyMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  let failure: unknown;
+  for (;;) {
+    try {
+      last = await probe();
+      failure = undefined;
+      if (accept(last)) return last;
+    } catch (error) {
+      failure = error;
+    }
+    if (Date.now() > deadline) {
+      const detail = failure ? String(failure) : JSON.stringify(last);
+      throw new Error(`${what}: not within ${timeoutMs} ms (last: ${detail})`);
+    }
+    await sleep(everyMs);
+  }
+}
+
+/** One data-plane call as the load saw it. */
+export interface Outcome {
+  readonly label: string;
+  readonly status: number;
+  readonly body: Json['body'];
+  readonly headers: Headers;
+  /** The request id the server gave (header, else body); null when the call never got an answer. */
+  readonly requestId: string | null;
+  readonly sentAt: number;
+  readonly answeredAt: number;
+  /** Set when the HTTP call itself failed (connection reset, client-side timeout): status is 0 then. */
+  readonly transportError?: string;
+}
+
+/**
+ * A call (POST with a JSON body, GET without one) that never throws and gives up after `timeoutMs` (status 0 then, with the reason):
+ * a request that hangs is a finding of its own, not a test that hangs.
+ */
+export async function timedCall(
+  base: string,
+  path: string,
+  token: string,
+  body: unknown,
+  label: string,
+  timeoutMs: number,
+): Promise<Outcome> {
+  const sentAt = Date.now();
+  try {
+    const response = await fetch(base + path, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await response.text();
+    let parsed: Json['body'] = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return {
+      label,
+      status: response.status,
+      body: parsed,
+      headers: response.headers,
+      requestId: response.headers.get('x-request-id') ?? (parsed?.request_id as string | undefined) ?? null,
+      sentAt,
+      answeredAt: Date.now(),
+    };
+  } catch (error) {
+    return {
+      label,
+      status: 0,
+      body: undefined,
+      headers: new Headers(),
+      requestId: null,
+      sentAt,
+      answeredAt: Date.now(),
+      transportError: String(error),
+    };
+  }
+}
