@@ -11,6 +11,7 @@ import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { errorBody } from '../http/error-body.js';
 import { changesState, isCrossSiteBrowserRequest, ownOrigins } from './cross-site.js';
+import { sessionCookie } from './session-cookie.js';
 import { type SessionUser, SessionService } from './session.service.js';
 
 type SessionRequest = FastifyRequest & { session?: SessionUser };
@@ -33,7 +34,7 @@ export class SessionGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<SessionRequest>();
     const bearer = bearerToken(request);
-    const token = bearer ?? cookieToken(request);
+    const token = bearer ?? sessionCookie(request);
     if (!token)
       throw new UnauthorizedException(
         errorBody('a dashboard session token is required (Authorization: Bearer sess_...)'),
@@ -57,19 +58,4 @@ function bearerToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
   return match?.[1];
-}
-
-function cookieToken(request: FastifyRequest): string | undefined {
-  const cookie = request.headers.cookie;
-  if (typeof cookie !== 'string') return undefined;
-  for (const part of cookie.split(';')) {
-    const [name, ...value] = part.trim().split('=');
-    if (name !== 'session') continue;
-    try {
-      return decodeURIComponent(value.join('='));
-    } catch {
-      return undefined; // not percent-encoded as a cookie value must be: no token (401), not a 500
-    }
-  }
-  return undefined;
 }

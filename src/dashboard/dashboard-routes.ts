@@ -5,6 +5,7 @@ import { HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isCrossSiteBrowserRequest, ownOrigins } from '../auth/cross-site.js';
 import { MagicLinkService } from '../auth/magic-link.service.js';
+import { sessionCookie } from '../auth/session-cookie.js';
 import { SessionService } from '../auth/session.service.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { projectRoot } from '../database/project-root.js';
@@ -132,19 +133,4 @@ export class DashboardRoutes implements OnModuleInit {
       ...(secure ? ['Secure'] : []),
     ].join('; ');
   }
-}
-
-function sessionCookie(request: FastifyRequest): string | undefined {
-  const cookie = request.headers.cookie;
-  if (typeof cookie !== 'string') return undefined;
-  for (const part of cookie.split(';')) {
-    const [name, ...value] = part.trim().split('=');
-    if (name !== 'session') continue;
-    try {
-      return decodeURIComponent(value.join('='));
-    } catch {
-      return undefined; // not percent-encoded as a cookie value must be: no token (401), not a 500
-    }
-  }
-  return undefined;
 }
