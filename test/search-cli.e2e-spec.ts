@@ -1,3 +1,5 @@
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { runCli } from '../src/cli/run-cli.js';
 import { LocalIndex } from '../src/search/index/local-index.js';
@@ -94,6 +96,64 @@ describe('npm run cli -- index <url|sitemap>', () => {
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).pages).toBe(3);
   });
+
+  test('concurrent writers: the report counts every page written (no lost update between overlapping flushes)', async () => {
+    const pages = 240;
+    let served = 0;
+    let allServed!: () => void;
+    const everyPageServed = new Promise<void>((resolve) => (allServed = resolve));
+    const server: Server = createServer((request, response) => {
+      const path = request.url ?? '/';
+      if (path === '/generated/sitemap.xml') {
+        const urls = Array.from({ length: pages }, (_, i) => `<url><loc>${origin}/generated/p${i}.html</loc></url>`);
+        response.writeHead(200, { 'content-type': 'application/xml' });
+        response.end(
+          `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls.join('')}</urlset>`,
+        );
+        return;
+      }
+      const match = /^\/generated\/p(\d+)\.html$/.exec(path);
+      if (!match) {
+        response.writeHead(404, { 'content-type': 'text/plain' });
+        response.end('not found');
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      if (++served === pages) allServed();
+      const paragraph = (n: number) =>
+        `<p>Paragraph ${n} of generated page ${match[1]}: the index command fetches every page a sitemap lists, ` +
+        `extracts its main content and writes it to the local search index in batches, several pages at a time.</p>`;
+      response.end(
+        `<!doctype html><html lang="en"><head><title>Generated page ${match[1]}</title></head><body><main>` +
+          `<article><h1>Generated page ${match[1]}</h1>${[1, 2, 3, 4].map(paragraph).join('')}</article></main></body></html>`,
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      // Writes wait behind a lock until every page is fetched, so that many batches are written at the same time.
+      const blocker = await database.db.pool.connect();
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE documents IN SHARE MODE');
+      const running = cli('index', `${origin}/generated/sitemap.xml`, '--json', '--concurrency', '16');
+      await everyPageServed;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await blocker.query('COMMIT');
+      blocker.release();
+      const result = await running;
+      const report = JSON.parse(result.stdout) as { pages: number; indexed: number; failed: unknown[] };
+      const { rows } = await database.db.query<{ n: string }>('SELECT count(*) AS n FROM documents WHERE url LIKE $1', [
+        `${origin}/generated/%`,
+      ]);
+      expect(report.failed).toEqual([]);
+      expect(report.pages).toBe(pages);
+      expect(Number(rows[0]!.n)).toBe(pages);
+      expect(report.indexed).toBe(pages);
+      expect(result.code).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }, 120_000);
 
   test('bad command lines exit 2 before connecting; a page that cannot be fetched exits 1', async () => {
     expect((await cli('index', 'ftp://example.com/x')).code).toBe(2);

@@ -99,9 +99,17 @@ async function indexTarget(
   const failed: IndexReport['failed'] = [];
   const pending: IndexedDocument[] = [];
   let indexed = 0;
+  // Flushes overlap when several workers fill batches: each adds what it wrote after its own await.
   const flush = async () => {
     const batch = pending.splice(0, pending.length);
-    if (batch.length > 0) indexed += await writer.upsert(batch);
+    if (batch.length === 0) return;
+    try {
+      const written = await writer.upsert(batch);
+      indexed += written;
+    } catch (error) {
+      const message = `not written to the index: ${error instanceof Error ? error.message : String(error)}`;
+      for (const document of batch) failed.push({ url: document.url, error: message });
+    }
   };
 
   const progress = progressBar(ctx, urls.length);
