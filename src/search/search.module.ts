@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { AnswerService } from './answer/answer.service.js';
+import { EmptyIndexHint } from './empty-index-hint.service.js';
 import { LocalIndexProvider } from './providers/local-index.provider.js';
 import { SEARCH_PROVIDERS, type SearchProvider } from './providers/search-provider.port.js';
 import { SearchController } from './search.controller.js';
@@ -16,6 +17,7 @@ import { upstreamSearchProviders } from './upstream/index.js';
   providers: [
     LocalIndexProvider,
     AnswerService,
+    EmptyIndexHint,
     SearchService,
     {
       provide: SEARCH_PROVIDERS,
@@ -26,6 +28,6 @@ import { upstreamSearchProviders } from './upstream/index.js';
       ],
     },
   ],
-  exports: [SearchService, LocalIndexProvider],
+  exports: [SearchService, LocalIndexProvider, EmptyIndexHint],
 })
 export class SearchModule {}
