@@ -20,18 +20,23 @@ export interface MainContent {
 const READABILITY_CHAR_THRESHOLD = 500;
 
 /**
- * The main content of a page: Readability on a copy of the page (after the boilerplate that it sometimes keeps is
+ * The main content of a page (which extraction changes: read what else is needed before): Readability on the page (after the boilerplate that it sometimes keeps is
  * removed), or, when Readability finds nothing or only a short attempt, the body text without navigation, header,
  * footer, asides and boilerplate blocks. Then the depth's treatment: `basic` keeps the text of tables as lines and
  * drops captions and embeds; `advanced` keeps tables, figure captions, and embedded media as links.
  */
-export function extractMainContent(document: DomDocument, depth: ExtractDepth): MainContent {
-  const readable = runReadability(copyOf(document), depth);
+export function extractMainContent(
+  document: DomDocument,
+  depth: ExtractDepth,
+  freshCopy: () => DomDocument,
+): MainContent {
+  // Readability changes the page it reads, and the fallback needs the page as it was: a fresh copy, only then.
+  const readable = runReadability(document, depth);
   const readableLength = readable ? textLength(readable.root) : 0;
   let chosen: MainContent | null = readable && readableLength >= READABILITY_CHAR_THRESHOLD ? readable : null;
   if (!chosen) {
     // Readability found nothing, or only its least bad short attempt: the body without furniture, if it says more.
-    const fallback = fallbackContent(copyOf(document), depth);
+    const fallback = fallbackContent(freshCopy(), depth);
     const fallbackLength = textLength(fallback);
     chosen =
       readable && (fallbackLength === 0 || fallbackLength < readableLength)
@@ -45,10 +50,6 @@ export function extractMainContent(document: DomDocument, depth: ExtractDepth): 
   }
   applyDepth(chosen.root, depth);
   return chosen;
-}
-
-function copyOf(document: DomDocument): DomDocument {
-  return document.cloneNode(true) as DomDocument;
 }
 
 function runReadability(document: DomDocument, depth: ExtractDepth): MainContent | null {
