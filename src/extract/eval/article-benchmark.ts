@@ -78,7 +78,7 @@ function quantile(sorted: readonly number[], q: number): number {
 }
 
 /**
- * Runs one extractor over every page: a warm-up pass (JIT), then `rounds` timed passes; a page's time is the CPU
+ * Runs one extractor over every page: a warm-up pass (JIT; none for a single round), then `rounds` timed passes; a page's time is the CPU
  * time of its fastest pass (CPU rather than wall time, so that other work on a shared machine does not count; it
  * includes the garbage collector's threads), its score that of the first timed pass.
  */
@@ -88,7 +88,7 @@ export function runExtractor(
   pages: readonly BenchmarkPage[],
   rounds = 3,
 ): ExtractorRun {
-  for (const page of pages) extract(page);
+  if (rounds > 1) for (const page of pages) extract(page);
   const best = new Array<number>(pages.length).fill(Infinity);
   const outputs = new Array<string>(pages.length);
   for (let round = 0; round < rounds; round++) {

@@ -4,7 +4,10 @@
  * metric) and milliseconds per page, of our extractor and of Mozilla Readability on the same parse library, in
  * one run, against the goals of issue 14. Writes a results JSON to bench/results/.
  *
- *   npm run eval:extraction [-- <folder>] [-- --pages]   (--pages prints every page's scores)
+ *   npm run eval:extraction [-- <folder>] [-- --pages] [-- --quick]
+ *
+ * --pages prints every page's scores; --quick (while working on the extractor) runs ours alone, one pass, and
+ * records nothing.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,6 +28,7 @@ const GOAL_MS = 15;
 
 const args = process.argv.slice(2);
 const perPage = args.includes('--pages');
+const quick = args.includes('--quick');
 // The repository's root, from dist/src/extract/eval/ (compiled) where this runs.
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const dir = path.resolve(
@@ -42,7 +46,13 @@ try {
 }
 
 console.log(`${pages.length} pages from ${dir}`);
-const ours = runExtractor('ours (basic, text)', ourExtractor, pages);
+const ours = runExtractor('ours (basic, text)', ourExtractor, pages, quick ? 1 : 3);
+if (quick) {
+  console.log(
+    `F1 ${ours.f1.toFixed(4)}  P ${ours.precision.toFixed(4)}  R ${ours.recall.toFixed(4)}  median ${ours.medianMs.toFixed(1)} ms`,
+  );
+  process.exit(0);
+}
 const readability = runExtractor('Mozilla Readability (linkedom)', readabilityExtractor, pages);
 
 const f3 = (value: number) => value.toFixed(3);

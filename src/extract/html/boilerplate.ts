@@ -53,6 +53,24 @@ const BOILERPLATE_WORDS = new Set([
   'visuallyhidden',
   'skiplink',
   'toolbar',
+  // Around the story rather than in it: who wrote it and when, picture captions and credits, tags, page widgets.
+  'byline',
+  'author',
+  'authors',
+  'dateline',
+  'timestamp',
+  'caption',
+  'credit',
+  'credits',
+  'copyright',
+  'tags',
+  'widget',
+  'sidebar',
+  'menu',
+  'banner',
+  'date',
+  'meta',
+  'footer',
 ]);
 const COMPOUNDS: readonly [RegExp, string][] = [
   [/sr-only|screen-reader(-text)?|visually-hidden|visuallyhidden/g, ' sronly '],
@@ -61,7 +79,10 @@ const COMPOUNDS: readonly [RegExp, string][] = [
 ];
 
 function wordsOf(element: DomElement): string[] {
-  let value = `${element.getAttribute('class') ?? ''} ${element.getAttribute('id') ?? ''}`.toLowerCase();
+  // camelCase words apart too (`newsCaption`, `articleByline`).
+  let value = `${element.getAttribute('class') ?? ''} ${element.getAttribute('id') ?? ''}`
+    .replace(/([a-z])([A-Z])/g, '$1-$2')
+    .toLowerCase();
   for (const [pattern, word] of COMPOUNDS) value = value.replace(pattern, word);
   return value.split(/[\s_-]+/).filter(Boolean);
 }
