@@ -2,6 +2,7 @@ import { Readability } from '@mozilla/readability';
 import { NEVER_CONTENT, PAGE_FURNITURE, removeBoilerplate } from './boilerplate.js';
 import { type DomDocument, type DomElement, normalizeSpace, parseFragment } from './dom.js';
 import { embedsToLinks } from './embeds.js';
+import { proseLength } from './text-blocks.js';
 import { flattenTable, isLayoutTable, unwrapLayoutTable } from './tables.js';
 
 export type ExtractDepth = 'basic' | 'advanced';
@@ -37,9 +38,8 @@ export function extractMainContent(
   if (!chosen) {
     // Readability found nothing, or only its least bad short attempt: the body without furniture, if it says more.
     const fallback = fallbackContent(freshCopy(), depth);
-    const fallbackLength = textLength(fallback);
     chosen =
-      readable && (fallbackLength === 0 || fallbackLength < readableLength)
+      readable && !fallbackSaysMore(fallback, readableLength)
         ? readable
         : {
             root: fallback,
@@ -50,6 +50,21 @@ export function extractMainContent(
   }
   applyDepth(chosen.root, depth);
   return chosen;
+}
+
+/** What the fallback may add to a short Readability attempt without saying more: about a heading. */
+const HEADING_LENGTH = 50;
+
+/**
+ * Whether the body without furniture says more than Readability's short attempt: it adds no more than a heading,
+ * or most of what it adds reads like prose (rather than teaser lists, bylines and link blocks around a short story).
+ */
+function fallbackSaysMore(fallback: DomElement, readableLength: number): boolean {
+  const fallbackLength = textLength(fallback);
+  if (fallbackLength === 0 || fallbackLength <= readableLength) return false;
+  const added = fallbackLength - readableLength;
+  if (added <= HEADING_LENGTH) return true;
+  return proseLength(fallback) - readableLength >= added / 2;
 }
 
 function runReadability(document: DomDocument, depth: ExtractDepth): MainContent | null {
