@@ -1,7 +1,7 @@
 import { Readability } from '@mozilla/readability';
 import { NEVER_CONTENT, PAGE_FURNITURE, removeBoilerplate } from './boilerplate.js';
-import { type DomDocument, type DomElement, normalizeSpace, parseFragment } from './dom.js';
-import { embedsToLinks } from './embeds.js';
+import { type DomDocument, type DomElement, normalizeSpace, parseFragment, tagOf } from './dom.js';
+import { EMBED_MARK, embedsToLinks } from './embeds.js';
 import { proseLength } from './text-blocks.js';
 import { flattenTable, isLayoutTable, unwrapLayoutTable } from './tables.js';
 
@@ -98,7 +98,32 @@ function fallbackContent(document: DomDocument, depth: ExtractDepth): DomElement
   return body;
 }
 
+/** Share of a block's text in links above which it is a list of links (related stories, "read more"), not prose. */
+const LINK_BLOCK_DENSITY = 0.7;
+/** The same for a single paragraph or list item: a whole linked headline ("READ MORE: ..."). */
+const LINK_PARAGRAPH_DENSITY = 0.8;
+
+/**
+ * Removes blocks of the content that are mostly links: teaser lists and "related" paragraphs that Readability
+ * keeps when they sit inside the story's container. Innermost blocks first, so a list goes before its wrapper is
+ * weighed.
+ */
+function removeLinkBlocks(root: DomElement): void {
+  for (const element of [...root.querySelectorAll('ul, ol, dl, div, section, p, li')].reverse()) {
+    if (!element.parentNode || element.hasAttribute(EMBED_MARK) || element.querySelector(`[${EMBED_MARK}]`)) continue;
+    const length = textLength(element);
+    if (length === 0) continue;
+    const links = [...element.querySelectorAll('a')];
+    if (links.length === 0) continue;
+    const linkLength = links.reduce((sum, link) => sum + textLength(link), 0);
+    const tag = tagOf(element);
+    const threshold = tag === 'p' || tag === 'li' ? LINK_PARAGRAPH_DENSITY : LINK_BLOCK_DENSITY;
+    if ((links.length >= 2 || tag === 'p' || tag === 'li') && linkLength / length >= threshold) element.remove();
+  }
+}
+
 function applyDepth(root: DomElement, depth: ExtractDepth): void {
+  removeLinkBlocks(root);
   for (const element of [
     ...root.querySelectorAll('script, style, noscript, template, button, input, select, textarea'),
   ])
