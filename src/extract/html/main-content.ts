@@ -1,6 +1,15 @@
 import { Readability } from '@mozilla/readability';
 import { NEVER_CONTENT, PAGE_FURNITURE, removeBoilerplate } from './boilerplate.js';
-import { type DomDocument, type DomElement, normalizeSpace, parseFragment, tagOf } from './dom.js';
+import {
+  type DomDocument,
+  type DomElement,
+  type DomNode,
+  TEXT_NODE,
+  isElement,
+  normalizeSpace,
+  parseFragment,
+  tagOf,
+} from './dom.js';
 import { EMBED_MARK, embedsToLinks } from './embeds.js';
 import { proseLength } from './text-blocks.js';
 import { flattenTable, isLayoutTable, unwrapLayoutTable } from './tables.js';
@@ -17,6 +26,13 @@ export interface MainContent {
   readonly source: 'readability' | 'fallback';
 }
 
+/**
+ * Pages with more elements than this skip Readability (which then costs seconds) for the body without furniture.
+ * Articles have far fewer (the article benchmark's largest page has about 1,600); long documentation pages,
+ * indexes and changelogs have more, and their body without navigation is their content.
+ */
+const READABILITY_MAX_ELEMENTS = 5000;
+
 /** Readability gives up below this many characters and returns its least bad attempt. */
 const READABILITY_CHAR_THRESHOLD = 500;
 
@@ -31,6 +47,12 @@ export function extractMainContent(
   depth: ExtractDepth,
   freshCopy: () => DomDocument,
 ): MainContent {
+  if (document.querySelectorAll('*').length > READABILITY_MAX_ELEMENTS) {
+    // Readability's cost grows faster than the page: a huge page (a changelog, an index) is read the cheap way.
+    const root = fallbackContent(document, depth);
+    applyDepth(root, depth);
+    return { root, title: null, publishedTime: null, source: 'fallback' };
+  }
   // Readability changes the page it reads, and the fallback needs the page as it was: a fresh copy, only then.
   const readable = runReadability(document, depth);
   const readableLength = readable ? textLength(readable.root) : 0;
@@ -103,23 +125,50 @@ const LINK_BLOCK_DENSITY = 0.7;
 /** The same for a single paragraph or list item: a whole linked headline ("READ MORE: ..."). */
 const LINK_PARAGRAPH_DENSITY = 0.8;
 
+const LINK_BLOCKS = new Set(['ul', 'ol', 'dl', 'div', 'section', 'p', 'li']);
+
+interface LinkStats {
+  length: number;
+  linkLength: number;
+  links: number;
+  /** Whether it holds an embed's link paragraph (content, however link-like). */
+  embed: boolean;
+}
+
 /**
  * Removes blocks of the content that are mostly links: teaser lists and "related" paragraphs that Readability
- * keeps when they sit inside the story's container. Innermost blocks first, so a list goes before its wrapper is
- * weighed.
+ * keeps when they sit inside the story's container. One walk, innermost blocks first (a list goes before its
+ * wrapper is weighed); lengths are of whitespace-collapsed text.
  */
 function removeLinkBlocks(root: DomElement): void {
-  for (const element of [...root.querySelectorAll('ul, ol, dl, div, section, p, li')].reverse()) {
-    if (!element.parentNode || element.hasAttribute(EMBED_MARK) || element.querySelector(`[${EMBED_MARK}]`)) continue;
-    const length = textLength(element);
-    if (length === 0) continue;
-    const links = [...element.querySelectorAll('a')];
-    if (links.length === 0) continue;
-    const linkLength = links.reduce((sum, link) => sum + textLength(link), 0);
-    const tag = tagOf(element);
-    const threshold = tag === 'p' || tag === 'li' ? LINK_PARAGRAPH_DENSITY : LINK_BLOCK_DENSITY;
-    if ((links.length >= 2 || tag === 'p' || tag === 'li') && linkLength / length >= threshold) element.remove();
-  }
+  const visit = (node: DomNode, inLink: boolean): LinkStats => {
+    if (node.nodeType === TEXT_NODE) {
+      const length = normalizeSpace(node.textContent).length;
+      return { length, linkLength: inLink ? length : 0, links: 0, embed: false };
+    }
+    const stats: LinkStats = { length: 0, linkLength: 0, links: 0, embed: false };
+    if (!isElement(node)) return stats;
+    const tag = tagOf(node);
+    const isLink = tag === 'a';
+    for (const child of [...node.childNodes]) {
+      const inner = visit(child, inLink || isLink);
+      stats.length += inner.length;
+      stats.linkLength += inner.linkLength;
+      stats.links += inner.links;
+      stats.embed ||= inner.embed;
+    }
+    if (isLink) stats.links++;
+    if (node.hasAttribute(EMBED_MARK)) stats.embed = true;
+    if (node === root || stats.embed || !LINK_BLOCKS.has(tag) || stats.links === 0 || stats.length === 0) return stats;
+    const single = tag === 'p' || tag === 'li';
+    const threshold = single ? LINK_PARAGRAPH_DENSITY : LINK_BLOCK_DENSITY;
+    if ((stats.links >= 2 || single) && stats.linkLength / stats.length >= threshold) {
+      node.remove();
+      return { length: 0, linkLength: 0, links: 0, embed: false };
+    }
+    return stats;
+  };
+  visit(root, false);
 }
 
 function applyDepth(root: DomElement, depth: ExtractDepth): void {
