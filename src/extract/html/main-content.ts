@@ -47,7 +47,7 @@ export function extractMainContent(
   depth: ExtractDepth,
   freshCopy: () => DomDocument,
 ): MainContent {
-  if (document.querySelectorAll('*').length > READABILITY_MAX_ELEMENTS) {
+  if (hasMoreElements(document.documentElement, READABILITY_MAX_ELEMENTS)) {
     // Readability's cost grows faster than the page: a huge page (a changelog, an index) is read the cheap way.
     const root = fallbackContent(document, depth);
     applyDepth(root, depth);
@@ -72,6 +72,16 @@ export function extractMainContent(
   }
   applyDepth(chosen.root, depth);
   return chosen;
+}
+
+/** Whether `root` holds more than `limit` elements (a walk that stops at the limit). */
+function hasMoreElements(root: DomElement, limit: number): boolean {
+  let count = 0;
+  const visit = (element: DomElement): boolean => {
+    for (const child of element.children) if (++count > limit || visit(child)) return true;
+    return false;
+  };
+  return visit(root);
 }
 
 /** What the fallback may add to a short Readability attempt without saying more: about a heading. */
