@@ -6,7 +6,7 @@
  *
  *   npm run eval:extraction [-- <folder>] [-- --pages] [-- --quick]
  *
- * --pages prints every page's scores; --quick (while working on the extractor) runs ours alone, one pass, and
+ * --pages prints every page's scores; --quick (while working on the extractor) runs ours alone and
  * records nothing.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -46,7 +46,7 @@ try {
 }
 
 console.log(`${pages.length} pages from ${dir}`);
-const ours = runExtractor('ours (basic, text)', ourExtractor, pages, quick ? 1 : 3);
+const ours = runExtractor('ours (basic, text)', ourExtractor, pages);
 if (quick) {
   console.log(
     `F1 ${ours.f1.toFixed(4)}  P ${ours.precision.toFixed(4)}  R ${ours.recall.toFixed(4)}  median ${ours.medianMs.toFixed(1)} ms`,

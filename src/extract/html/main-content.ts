@@ -37,10 +37,12 @@ const READABILITY_MAX_ELEMENTS = 5000;
 const READABILITY_CHAR_THRESHOLD = 500;
 
 /**
- * The main content of a page (which extraction changes: read what else is needed before): Readability on the page (after the boilerplate that it sometimes keeps is
- * removed), or, when Readability finds nothing or only a short attempt, the body text without navigation, header,
- * footer, asides and boilerplate blocks. Then the depth's treatment: `basic` keeps the text of tables as lines and
- * drops captions and embeds; `advanced` keeps tables, figure captions, and embedded media as links.
+ * The main content of a page (extraction changes the page: read what else is needed before). Readability on the
+ * page after the boilerplate that it sometimes keeps is removed; when Readability finds nothing or only a short
+ * attempt, the body without navigation, header, footer, asides and boilerplate blocks (from `freshCopy`), if that
+ * adds prose; a huge page goes straight to the latter. Then blocks that are mostly links go, and the depth's
+ * treatment: `basic` keeps the text of tables as lines and drops captions and embeds; `advanced` keeps tables,
+ * figure captions, and embedded media as links.
  */
 export function extractMainContent(
   document: DomDocument,
