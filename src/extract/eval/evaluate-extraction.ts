@@ -1,11 +1,133 @@
 /**
- * Extraction quality against hand-written expected text: token-level precision, recall and F1 of our extractor
- * (text and markdown) and of plain Readability, per page. Not part of `npm test` (extraction-quality.spec.ts holds
- * the floor); run it on any directory of pages with an `expected/` folder of `<page>.txt` files:
+ * Main-content extraction on an article-extraction benchmark folder (default ../shared/data/article-extraction-dev,
+ * the Zyte/scrapinghub benchmark's development split): token-shingle F1, precision and recall (the benchmark's own
+ * metric) and milliseconds per page, of our extractor and of Mozilla Readability on the same parse library, in
+ * one run, against the goals of issue 14. Writes a results JSON to bench/results/.
  *
- *   npm run build && node dist/src/extract/eval/evaluate-extraction.js [dir]   (default: test/fixtures/site/articles)
+ *   npm run eval:extraction [-- <folder>] [-- --pages] [-- --quick]
+ *
+ * --pages prints every page's scores; --quick (while working on the extractor) runs ours alone and
+ * records nothing.
  */
-import { formatScores, scoreDirectory } from './extraction-quality.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  BenchmarkFolderError,
+  type ExtractorRun,
+  loadBenchmark,
+  ourExtractor,
+  readabilityExtractor,
+  runExtractor,
+} from './article-benchmark.js';
+import { pagePrecision, pageRecall } from './shingle-f1.js';
 
-const dir = process.argv[2] ?? 'test/fixtures/site/articles';
-console.log(formatScores(scoreDirectory(dir)));
+const GOAL_F1 = 0.975;
+const GOAL_MS = 15;
+
+const args = process.argv.slice(2);
+const perPage = args.includes('--pages');
+const quick = args.includes('--quick');
+// The repository's root, from dist/src/extract/eval/ (compiled) where this runs.
+const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
+const dir = path.resolve(
+  args.find((arg) => !arg.startsWith('--')) ?? path.join(repoRoot, '../shared/data/article-extraction-dev'),
+);
+
+let pages;
+try {
+  pages = loadBenchmark(dir);
+} catch (error) {
+  if (!(error instanceof BenchmarkFolderError)) throw error;
+  console.error(`eval:extraction: ${error.message}`);
+  console.error('Usage: npm run eval:extraction -- <folder with ground-truth.json and html/<id>.html.gz>');
+  process.exit(2);
+}
+
+console.log(`${pages.length} pages from ${dir}`);
+const ours = runExtractor('ours (basic, text)', ourExtractor, pages);
+if (quick) {
+  console.log(
+    `F1 ${ours.f1.toFixed(4)}  P ${ours.precision.toFixed(4)}  R ${ours.recall.toFixed(4)}  median ${ours.medianMs.toFixed(1)} ms`,
+  );
+  process.exit(0);
+}
+const readability = runExtractor('Mozilla Readability (linkedom)', readabilityExtractor, pages);
+
+const f3 = (value: number) => value.toFixed(3);
+const ms = (value: number) => value.toFixed(1);
+const row = (run: ExtractorRun) =>
+  `| ${run.name.padEnd(31)} | ${f3(run.f1)} | ${f3(run.precision)} | ${f3(run.recall)} | ${ms(run.medianMs).padStart(9)} | ${ms(run.meanMs).padStart(7)} | ${ms(run.maxMs).padStart(7)} |`;
+console.log('');
+console.log(`| ${'extractor'.padEnd(31)} | F1    | P     | R     | median ms | mean ms | max ms  |`);
+console.log(`|${'-'.repeat(33)}|-------|-------|-------|-----------|---------|---------|`);
+console.log(row(ours));
+console.log(row(readability));
+
+if (perPage) {
+  console.log(
+    '\npage                                                              |  ours P   R    | Readability P   R',
+  );
+  ours.pages.forEach((page, i) => {
+    const other = readability.pages[i]!;
+    console.log(
+      `${page.id.padEnd(65)} | ${f3(pagePrecision(page.counts))} ${f3(pageRecall(page.counts))} | ${f3(pagePrecision(other.counts))} ${f3(pageRecall(other.counts))} | ${ms(page.ms)} ms`,
+    );
+  });
+}
+
+const goals = [
+  { goal: `F1 >= ${GOAL_F1}`, value: ours.f1, met: ours.f1 >= GOAL_F1 },
+  { goal: `median <= ${GOAL_MS} ms/page`, value: ours.medianMs, met: ours.medianMs <= GOAL_MS },
+];
+console.log('');
+for (const goal of goals)
+  console.log(
+    `goal ${goal.goal}: ${goal.goal.startsWith('F1') ? f3(goal.value) : `${ms(goal.value)} ms`} ${goal.met ? 'met' : 'MISSED'}`,
+  );
+console.log(
+  `vs Readability: F1 ${ours.f1 >= readability.f1 ? '+' : ''}${f3(ours.f1 - readability.f1)}, ${(readability.medianMs / ours.medianMs).toFixed(2)}× its speed (median)`,
+);
+
+const startedAt = new Date();
+const summary = (run: ExtractorRun) => ({
+  name: run.name,
+  f1: run.f1,
+  precision: run.precision,
+  recall: run.recall,
+  medianMs: run.medianMs,
+  meanMs: run.meanMs,
+  p90Ms: run.p90Ms,
+  maxMs: run.maxMs,
+});
+const result = {
+  bench: 'extraction',
+  startedAt: startedAt.toISOString(),
+  dataset: { dir, pages: pages.length },
+  metric:
+    'token-shingle (4) F1 of the Zyte article-extraction benchmark; ms = CPU time per page (fastest of 3 passes), one extraction at a time',
+  machine: {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    loadAverageAtEnd: os.loadavg().map((l) => Math.round(l * 100) / 100),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+  },
+  extractors: [summary(ours), summary(readability)],
+  goals,
+  pages: ours.pages.map((page, i) => ({
+    id: page.id,
+    ours: { precision: pagePrecision(page.counts), recall: pageRecall(page.counts), ms: page.ms },
+    readability: {
+      precision: pagePrecision(readability.pages[i]!.counts),
+      recall: pageRecall(readability.pages[i]!.counts),
+      ms: readability.pages[i]!.ms,
+    },
+  })),
+};
+const resultsDir = path.join(repoRoot, 'bench/results');
+mkdirSync(resultsDir, { recursive: true });
+const file = path.join(resultsDir, `extraction-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+console.log(`\nresults: ${path.relative(process.cwd(), file)}`);

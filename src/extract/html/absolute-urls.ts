@@ -1,11 +1,20 @@
 import type { DomDocument, DomElement } from './dom.js';
 
-const URL_ATTRIBUTES: readonly [string, string][] = [
-  ['a, area, link', 'href'],
-  ['img, source, iframe, video, audio, embed, track, script', 'src'],
-  ['video', 'poster'],
-  ['object', 'data'],
-];
+/** URL-bearing attributes by element. */
+const URL_ATTRIBUTES = new Map<string, readonly string[]>([
+  ['a', ['href']],
+  ['area', ['href']],
+  ['link', ['href']],
+  ['img', ['src']],
+  ['source', ['src']],
+  ['iframe', ['src']],
+  ['video', ['src', 'poster']],
+  ['audio', ['src']],
+  ['embed', ['src']],
+  ['track', ['src']],
+  ['script', ['src']],
+  ['object', ['data']],
+]);
 const LAZY_SOURCES = ['data-src', 'data-lazy-src', 'data-original', 'data-url', 'data-hi-res-src'];
 const LAZY_SRCSETS = ['data-srcset', 'data-lazy-srcset'];
 
@@ -48,19 +57,31 @@ export function baseUrlOf(document: DomDocument, pageUrl: string): string {
  * (Readability, markdown, the image list) sees the page's real, absolute addresses.
  */
 export function absolutizeUrls(document: DomDocument, base: string): void {
-  for (const img of document.querySelectorAll('img, source')) promoteLazySource(img);
-  for (const [selector, attribute] of URL_ATTRIBUTES) {
-    for (const element of document.querySelectorAll(selector)) {
-      const value = element.getAttribute(attribute);
-      if (value === null || /^(data|javascript|mailto|tel|blob):/i.test(value.trim()) || value.trim().startsWith('#'))
-        continue;
-      const resolved = resolveUrl(value, base);
-      if (resolved) element.setAttribute(attribute, resolved);
+  // One walk over the elements: a selector query per attribute would walk the page each time.
+  const visit = (element: DomElement) => {
+    for (const child of element.children) {
+      absolutizeElement(child, base);
+      visit(child);
     }
+  };
+  visit(document.documentElement);
+}
+
+function absolutizeElement(element: DomElement, base: string): void {
+  const tag = element.localName.toLowerCase();
+  const attributes = URL_ATTRIBUTES.get(tag);
+  if (!attributes) return;
+  const isImage = tag === 'img' || tag === 'source';
+  if (isImage) promoteLazySource(element);
+  for (const attribute of attributes) {
+    const value = element.getAttribute(attribute);
+    if (value === null || /^(data|javascript|mailto|tel|blob):/i.test(value.trim()) || value.trim().startsWith('#'))
+      continue;
+    const resolved = resolveUrl(value, base);
+    if (resolved) element.setAttribute(attribute, resolved);
   }
-  for (const element of document.querySelectorAll('img[srcset], source[srcset]')) {
-    element.setAttribute('srcset', absolutizeSrcset(element.getAttribute('srcset') ?? '', base));
-  }
+  const srcset = isImage ? element.getAttribute('srcset') : null;
+  if (srcset !== null) element.setAttribute('srcset', absolutizeSrcset(srcset, base));
 }
 
 function promoteLazySource(element: DomElement): void {

@@ -53,6 +53,24 @@ const BOILERPLATE_WORDS = new Set([
   'visuallyhidden',
   'skiplink',
   'toolbar',
+  // Around the story rather than in it: who wrote it and when, picture captions and credits, tags, page widgets.
+  'byline',
+  'author',
+  'authors',
+  'dateline',
+  'timestamp',
+  'caption',
+  'credit',
+  'credits',
+  'copyright',
+  'tags',
+  'widget',
+  'sidebar',
+  'menu',
+  'banner',
+  'date',
+  'meta',
+  'footer',
 ]);
 const COMPOUNDS: readonly [RegExp, string][] = [
   [/sr-only|screen-reader(-text)?|visually-hidden|visuallyhidden/g, ' sronly '],
@@ -61,7 +79,10 @@ const COMPOUNDS: readonly [RegExp, string][] = [
 ];
 
 function wordsOf(element: DomElement): string[] {
-  let value = `${element.getAttribute('class') ?? ''} ${element.getAttribute('id') ?? ''}`.toLowerCase();
+  // camelCase words apart too (`newsCaption`, `articleByline`).
+  let value = `${element.getAttribute('class') ?? ''} ${element.getAttribute('id') ?? ''}`
+    .replace(/([a-z])([A-Z])/g, '$1-$2')
+    .toLowerCase();
   for (const [pattern, word] of COMPOUNDS) value = value.replace(pattern, word);
   return value.split(/[\s_-]+/).filter(Boolean);
 }
@@ -87,20 +108,60 @@ function looksLikeProse(element: DomElement): boolean {
   return false;
 }
 
+/** The elements of NEVER_CONTENT by tag name. */
+const NEVER_CONTENT_TAGS = new Set([
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'canvas',
+  'link',
+  'meta',
+  'button',
+  'input',
+  'select',
+  'textarea',
+  'dialog',
+]);
+
+/** Whether an element matches NEVER_CONTENT, without a selector engine. */
+function isNeverContent(element: DomElement): boolean {
+  return (
+    NEVER_CONTENT_TAGS.has(tagOf(element)) ||
+    element.hasAttribute('hidden') ||
+    element.getAttribute('aria-hidden') === 'true'
+  );
+}
+
+function isRemovableBoilerplate(element: DomElement, total: number): boolean {
+  if (!looksLikeBoilerplate(element)) return false;
+  if (element.querySelector('article, main, [role="main"], [itemprop="articleBody"]')) return false;
+  if (looksLikeProse(element)) return false;
+  return normalizeSpace(element.textContent).length / total < 0.4;
+}
+
 /**
  * Removes what is never content and the blocks whose class or id says they are boilerplate, unless such a block
  * holds an article, reads like prose, or holds most of the page's text (a site that wraps its whole story in
- * `class="post js-share-enabled"`); Readability's own scoring deals with whatever is left.
+ * `class="post js-share-enabled"`); Readability's own scoring deals with whatever is left. Two walks over the
+ * elements (selector queries over the whole page cost more than the rest of the work).
  */
 export function removeBoilerplate(root: DomElement): void {
-  for (const element of [...root.querySelectorAll(NEVER_CONTENT)]) element.remove();
-  for (const element of [...root.querySelectorAll('[style]')]) if (looksHidden(element)) element.remove();
+  const strip = (element: DomElement) => {
+    for (const child of [...element.children]) {
+      if (isNeverContent(child) || (child.hasAttribute('style') && looksHidden(child))) child.remove();
+      else strip(child);
+    }
+  };
+  strip(root);
   const total = normalizeSpace(root.textContent).length || 1;
-  for (const element of [...root.querySelectorAll('[class], [id]')]) {
-    if (!element.parentNode || !looksLikeBoilerplate(element)) continue;
-    if (element.querySelector('article, main, [role="main"], [itemprop="articleBody"]')) continue;
-    if (looksLikeProse(element)) continue;
-    const share = normalizeSpace(element.textContent).length / total;
-    if (share < 0.4) element.remove();
-  }
+  const visit = (element: DomElement) => {
+    for (const child of [...element.children]) {
+      if ((child.hasAttribute('class') || child.hasAttribute('id')) && isRemovableBoilerplate(child, total))
+        child.remove();
+      else visit(child);
+    }
+  };
+  visit(root);
 }

@@ -27,6 +27,9 @@ function isInvisible(element: DomElement): boolean {
   return size('width') <= 1 || size('height') <= 1;
 }
 
+/** Marks the paragraphs that stand for an embed: a link on its own, but content, not a link block. */
+export const EMBED_MARK = 'data-embed-link';
+
 /**
  * Embedded media (iframes, video, audio, embed, object) as paragraphs holding a link to what they embed, so that
  * advanced extraction keeps them in the text. Invisible frames (tracking) and embeds without a URL go.
@@ -44,6 +47,7 @@ export function embedsToLinks(document: DomDocument, root: DomElement): void {
     const kind = tag === 'video' || VIDEO_HOSTS.test(host) ? 'Video' : tag === 'audio' ? 'Audio' : 'Embedded content';
     const label = normalizeSpace(element.getAttribute('title') ?? element.getAttribute('aria-label')) || host;
     const paragraph = document.createElement('p');
+    paragraph.setAttribute(EMBED_MARK, '');
     const link = document.createElement('a');
     link.setAttribute('href', src);
     link.textContent = `${kind}: ${label}`;

@@ -3,7 +3,16 @@ import { parseDocument } from './dom.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { htmlToText } from './html-to-text.js';
 import { type ExtractDepth, extractMainContent } from './main-content.js';
-import { pageFavicon, pageImages, pageLanguage, pageLinks, pageTitle, publishedDate } from './page-metadata.js';
+import {
+  dateCandidates,
+  ogImages,
+  pageFavicon,
+  pageImages,
+  pageLanguage,
+  pageLinks,
+  pageTitle,
+  publishedDate,
+} from './page-metadata.js';
 import { type StructuredItem, structuredDataOf } from './structured-data.js';
 
 export interface HtmlExtraction {
@@ -24,22 +33,34 @@ export interface HtmlOptions {
   readonly format: 'markdown' | 'text';
 }
 
-/** Everything the API reports about one HTML (or XHTML) page, from its markup alone. */
+/**
+ * Everything the API reports about one HTML (or XHTML) page, from its markup alone. The page is parsed once: what
+ * the metadata needs is read first, then the main content is taken out of that same tree (a page whose content
+ * is only found by the fallback is parsed a second time, since extraction has changed the first tree).
+ */
 export function extractHtml(html: string, pageUrl: string, options: HtmlOptions): HtmlExtraction {
   const document = parseDocument(html);
   const base = baseUrlOf(document, pageUrl);
   absolutizeUrls(document, base);
-  // Read before extraction: Readability works on a copy, but the metadata needs the whole page.
   const structuredData = structuredDataOf(document, base);
   const links = pageLinks(document, base, pageUrl);
-  const main = extractMainContent(document, options.depth);
+  const title = pageTitle(document);
+  const og = ogImages(document, base);
+  const favicon = pageFavicon(document, base, pageUrl);
+  const language = pageLanguage(document);
+  const dates = dateCandidates(document, structuredData);
+  const main = extractMainContent(document, options.depth, () => {
+    const fresh = parseDocument(html);
+    absolutizeUrls(fresh, base);
+    return fresh;
+  });
   return {
-    title: pageTitle(document, main.title),
+    title: main.title ?? title,
     content: options.format === 'text' ? htmlToText(main.root) : htmlToMarkdown(main.root),
-    images: pageImages(document, main.root, base),
-    favicon: pageFavicon(document, base, pageUrl),
-    publishedDate: publishedDate(document, structuredData, main.publishedTime),
-    language: pageLanguage(document),
+    images: pageImages(og, main.root, base),
+    favicon,
+    publishedDate: publishedDate(dates, main.publishedTime),
+    language,
     structuredData,
     links,
     source: main.source,

@@ -1,7 +1,17 @@
 import { Readability } from '@mozilla/readability';
 import { NEVER_CONTENT, PAGE_FURNITURE, removeBoilerplate } from './boilerplate.js';
-import { type DomDocument, type DomElement, normalizeSpace, parseFragment } from './dom.js';
-import { embedsToLinks } from './embeds.js';
+import {
+  type DomDocument,
+  type DomElement,
+  type DomNode,
+  TEXT_NODE,
+  isElement,
+  normalizeSpace,
+  parseFragment,
+  tagOf,
+} from './dom.js';
+import { EMBED_MARK, embedsToLinks } from './embeds.js';
+import { proseLength } from './text-blocks.js';
 import { flattenTable, isLayoutTable, unwrapLayoutTable } from './tables.js';
 
 export type ExtractDepth = 'basic' | 'advanced';
@@ -16,25 +26,44 @@ export interface MainContent {
   readonly source: 'readability' | 'fallback';
 }
 
+/**
+ * Pages with more elements than this skip Readability (which then costs seconds) for the body without furniture.
+ * Articles have far fewer (the article benchmark's largest page has about 1,600); long documentation pages,
+ * indexes and changelogs have more, and their body without navigation is their content.
+ */
+const READABILITY_MAX_ELEMENTS = 5000;
+
 /** Readability gives up below this many characters and returns its least bad attempt. */
 const READABILITY_CHAR_THRESHOLD = 500;
 
 /**
- * The main content of a page: Readability on a copy of the page (after the boilerplate that it sometimes keeps is
- * removed), or, when Readability finds nothing or only a short attempt, the body text without navigation, header,
- * footer, asides and boilerplate blocks. Then the depth's treatment: `basic` keeps the text of tables as lines and
- * drops captions and embeds; `advanced` keeps tables, figure captions, and embedded media as links.
+ * The main content of a page (extraction changes the page: read what else is needed before). Readability on the
+ * page after the boilerplate that it sometimes keeps is removed; when Readability finds nothing or only a short
+ * attempt, the body without navigation, header, footer, asides and boilerplate blocks (from `freshCopy`), if that
+ * adds prose; a huge page goes straight to the latter. Then blocks that are mostly links go, and the depth's
+ * treatment: `basic` keeps the text of tables as lines and drops captions and embeds; `advanced` keeps tables,
+ * figure captions, and embedded media as links.
  */
-export function extractMainContent(document: DomDocument, depth: ExtractDepth): MainContent {
-  const readable = runReadability(copyOf(document), depth);
+export function extractMainContent(
+  document: DomDocument,
+  depth: ExtractDepth,
+  freshCopy: () => DomDocument,
+): MainContent {
+  if (hasMoreElements(document.documentElement, READABILITY_MAX_ELEMENTS)) {
+    // Readability's cost grows faster than the page: a huge page (a changelog, an index) is read the cheap way.
+    const root = fallbackContent(document, depth);
+    applyDepth(root, depth);
+    return { root, title: null, publishedTime: null, source: 'fallback' };
+  }
+  // Readability changes the page it reads, and the fallback needs the page as it was: a fresh copy, only then.
+  const readable = runReadability(document, depth);
   const readableLength = readable ? textLength(readable.root) : 0;
   let chosen: MainContent | null = readable && readableLength >= READABILITY_CHAR_THRESHOLD ? readable : null;
   if (!chosen) {
     // Readability found nothing, or only its least bad short attempt: the body without furniture, if it says more.
-    const fallback = fallbackContent(copyOf(document), depth);
-    const fallbackLength = textLength(fallback);
+    const fallback = fallbackContent(freshCopy(), depth);
     chosen =
-      readable && (fallbackLength === 0 || fallbackLength < readableLength)
+      readable && !fallbackSaysMore(fallback, readableLength)
         ? readable
         : {
             root: fallback,
@@ -47,8 +76,29 @@ export function extractMainContent(document: DomDocument, depth: ExtractDepth): 
   return chosen;
 }
 
-function copyOf(document: DomDocument): DomDocument {
-  return document.cloneNode(true) as DomDocument;
+/** Whether `root` holds more than `limit` elements (a walk that stops at the limit). */
+function hasMoreElements(root: DomElement, limit: number): boolean {
+  let count = 0;
+  const visit = (element: DomElement): boolean => {
+    for (const child of element.children) if (++count > limit || visit(child)) return true;
+    return false;
+  };
+  return visit(root);
+}
+
+/** What the fallback may add to a short Readability attempt without saying more: about a heading. */
+const HEADING_LENGTH = 50;
+
+/**
+ * Whether the body without furniture says more than Readability's short attempt: it adds no more than a heading,
+ * or most of what it adds reads like prose (rather than teaser lists, bylines and link blocks around a short story).
+ */
+function fallbackSaysMore(fallback: DomElement, readableLength: number): boolean {
+  const fallbackLength = textLength(fallback);
+  if (fallbackLength === 0 || fallbackLength <= readableLength) return false;
+  const added = fallbackLength - readableLength;
+  if (added <= HEADING_LENGTH) return true;
+  return proseLength(fallback) - readableLength >= added / 2;
 }
 
 function runReadability(document: DomDocument, depth: ExtractDepth): MainContent | null {
@@ -82,7 +132,59 @@ function fallbackContent(document: DomDocument, depth: ExtractDepth): DomElement
   return body;
 }
 
+/** Share of a block's text in links above which it is a list of links (related stories, "read more"), not prose. */
+const LINK_BLOCK_DENSITY = 0.7;
+/** The same for a single paragraph or list item: a whole linked headline ("READ MORE: ..."). */
+const LINK_PARAGRAPH_DENSITY = 0.8;
+
+const LINK_BLOCKS = new Set(['ul', 'ol', 'dl', 'div', 'section', 'p', 'li']);
+
+interface LinkStats {
+  length: number;
+  linkLength: number;
+  links: number;
+  /** Whether it holds an embed's link paragraph (content, however link-like). */
+  embed: boolean;
+}
+
+/**
+ * Removes blocks of the content that are mostly links: teaser lists and "related" paragraphs that Readability
+ * keeps when they sit inside the story's container. One walk, innermost blocks first (a list goes before its
+ * wrapper is weighed); lengths are of whitespace-collapsed text.
+ */
+function removeLinkBlocks(root: DomElement): void {
+  const visit = (node: DomNode, inLink: boolean): LinkStats => {
+    if (node.nodeType === TEXT_NODE) {
+      const length = normalizeSpace(node.textContent).length;
+      return { length, linkLength: inLink ? length : 0, links: 0, embed: false };
+    }
+    const stats: LinkStats = { length: 0, linkLength: 0, links: 0, embed: false };
+    if (!isElement(node)) return stats;
+    const tag = tagOf(node);
+    const isLink = tag === 'a';
+    for (const child of [...node.childNodes]) {
+      const inner = visit(child, inLink || isLink);
+      stats.length += inner.length;
+      stats.linkLength += inner.linkLength;
+      stats.links += inner.links;
+      stats.embed ||= inner.embed;
+    }
+    if (isLink) stats.links++;
+    if (node.hasAttribute(EMBED_MARK)) stats.embed = true;
+    if (node === root || stats.embed || !LINK_BLOCKS.has(tag) || stats.links === 0 || stats.length === 0) return stats;
+    const single = tag === 'p' || tag === 'li';
+    const threshold = single ? LINK_PARAGRAPH_DENSITY : LINK_BLOCK_DENSITY;
+    if ((stats.links >= 2 || single) && stats.linkLength / stats.length >= threshold) {
+      node.remove();
+      return { length: 0, linkLength: 0, links: 0, embed: false };
+    }
+    return stats;
+  };
+  visit(root, false);
+}
+
 function applyDepth(root: DomElement, depth: ExtractDepth): void {
+  removeLinkBlocks(root);
   for (const element of [
     ...root.querySelectorAll('script, style, noscript, template, button, input, select, textarea'),
   ])

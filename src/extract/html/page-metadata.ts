@@ -2,10 +2,9 @@ import { httpUrl, parseSrcset } from './absolute-urls.js';
 import { type DomDocument, type DomElement, normalizeSpace } from './dom.js';
 import { metaContent, type StructuredItem } from './structured-data.js';
 
-/** Readability's title, else og:title, else `<title>`. */
-export function pageTitle(document: DomDocument, readabilityTitle: string | null): string | null {
+/** og:title, else `<title>`, else the first `<h1>`: the title when the main content brings none. */
+export function pageTitle(document: DomDocument): string | null {
   return (
-    normalizeSpace(readabilityTitle) ||
     normalizeSpace(metaContent(document, 'og:title')) ||
     normalizeSpace(document.querySelector('title')?.textContent) ||
     normalizeSpace(document.querySelector('h1')?.textContent) ||
@@ -76,22 +75,30 @@ function imageSource(img: DomElement, base: string): string | null {
   return httpUrl(img.getAttribute('src'), base);
 }
 
+const OG_IMAGES = ['og:image', 'og:image:url', 'og:image:secure_url'];
+
+/** The page's og:image URLs (og:image, then og:image:url, then og:image:secure_url), absolute. */
+export function ogImages(document: DomDocument, base: string): string[] {
+  const byName = OG_IMAGES.map(() => [] as string[]);
+  for (const meta of document.querySelectorAll('meta[content]')) {
+    const index = OG_IMAGES.indexOf((meta.getAttribute('property') ?? meta.getAttribute('name') ?? '').toLowerCase());
+    const url = index >= 0 ? httpUrl(meta.getAttribute('content'), base) : null;
+    if (url) byName[index]!.push(url);
+  }
+  return byName.flat();
+}
+
 /**
- * The page's main images: og:image first, then the images of the main content, as absolute http(s) URLs,
- * de-duplicated, without data: URIs and tracking pixels (1×1, or a tracker's address).
+ * The page's main images: og:image first (`ogImages`), then the images of the main content, as absolute http(s)
+ * URLs, de-duplicated, without data: URIs and tracking pixels (1×1, or a tracker's address).
  */
-export function pageImages(document: DomDocument, content: DomElement, base: string): string[] {
+export function pageImages(og: readonly string[], content: DomElement, base: string): string[] {
   const images: string[] = [];
   const add = (url: string | null) => {
     if (!url || images.length >= MAX_IMAGES || isTracking(url) || images.includes(url)) return;
     images.push(url);
   };
-  for (const name of ['og:image', 'og:image:url', 'og:image:secure_url']) {
-    for (const meta of document.querySelectorAll('meta[content]')) {
-      const key = (meta.getAttribute('property') ?? meta.getAttribute('name') ?? '').toLowerCase();
-      if (key === name) add(httpUrl(meta.getAttribute('content'), base));
-    }
-  }
+  for (const url of og) add(url);
   for (const img of content.querySelectorAll('img')) {
     if (!isTinyImage(img)) add(imageSource(img, base));
   }
@@ -99,37 +106,49 @@ export function pageImages(document: DomDocument, content: DomElement, base: str
 }
 
 /**
- * When the page was published, as an ISO 8601 string (a date alone stays a date): article:published_time, JSON-LD
- * datePublished, citation dates and other meta tags, microdata datePublished, then a `<time datetime>`.
+ * Where the page says when it was published, best first (read before extraction changes the page): the main
+ * content's own date goes after the first `before` candidates and before the `after` ones (see `publishedDate`).
  */
-export function publishedDate(
-  document: DomDocument,
-  structured: readonly StructuredItem[],
-  readabilityTime: string | null,
-): string | null {
-  const candidates: (string | null | undefined)[] = [
-    metaContent(document, 'article:published_time', 'og:published_time', 'og:article:published_time'),
-    ...structured.filter((item) => item['@source'] === 'json-ld').map((item) => stringOf(item.datePublished)),
-    metaContent(document, 'citation_publication_date', 'citation_date', 'citation_online_date'),
-    metaContent(
-      document,
-      'datePublished',
-      'date',
-      'dc.date.issued',
-      'dc.date',
-      'dcterms.date',
-      'pubdate',
-      'publish-date',
-      'parsely-pub-date',
-      'sailthru.date',
-    ),
-    readabilityTime,
-    ...structured.filter((item) => item['@source'] === 'microdata').map((item) => stringOf(item.datePublished)),
-    document.querySelector('[itemprop="datePublished"][datetime], time[pubdate][datetime]')?.getAttribute('datetime'),
-    document.querySelector('article time[datetime], main time[datetime]')?.getAttribute('datetime'),
-    document.querySelector('time[datetime]')?.getAttribute('datetime'),
-  ];
-  for (const candidate of candidates) {
+export interface DateCandidates {
+  readonly before: readonly (string | null | undefined)[];
+  readonly after: readonly (string | null | undefined)[];
+}
+
+/**
+ * Candidates for the publication date: article:published_time, JSON-LD datePublished, citation dates and other
+ * meta tags; then (after the main content's date) microdata datePublished, then a `<time datetime>`.
+ */
+export function dateCandidates(document: DomDocument, structured: readonly StructuredItem[]): DateCandidates {
+  return {
+    before: [
+      metaContent(document, 'article:published_time', 'og:published_time', 'og:article:published_time'),
+      ...structured.filter((item) => item['@source'] === 'json-ld').map((item) => stringOf(item.datePublished)),
+      metaContent(document, 'citation_publication_date', 'citation_date', 'citation_online_date'),
+      metaContent(
+        document,
+        'datePublished',
+        'date',
+        'dc.date.issued',
+        'dc.date',
+        'dcterms.date',
+        'pubdate',
+        'publish-date',
+        'parsely-pub-date',
+        'sailthru.date',
+      ),
+    ],
+    after: [
+      ...structured.filter((item) => item['@source'] === 'microdata').map((item) => stringOf(item.datePublished)),
+      document.querySelector('[itemprop="datePublished"][datetime], time[pubdate][datetime]')?.getAttribute('datetime'),
+      document.querySelector('article time[datetime], main time[datetime]')?.getAttribute('datetime'),
+      document.querySelector('time[datetime]')?.getAttribute('datetime'),
+    ],
+  };
+}
+
+/** When the page was published, as an ISO 8601 string (a date alone stays a date), or null. */
+export function publishedDate(candidates: DateCandidates, contentTime: string | null): string | null {
+  for (const candidate of [...candidates.before, contentTime, ...candidates.after]) {
     const date = normalizeDate(candidate);
     if (date) return date;
   }

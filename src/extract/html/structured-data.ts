@@ -192,17 +192,23 @@ export function citationMetaOf(document: DomDocument): StructuredItem | null {
   );
 }
 
-/** First value of a meta tag by `property` or `name` (case-insensitive). */
+/** First value of a meta tag by `property` or `name` (case-insensitive): of the first name that has one. */
 export function metaContent(document: DomDocument, ...names: string[]): string | null {
   const wanted = names.map((n) => n.toLowerCase());
-  for (const name of wanted) {
-    for (const meta of document.querySelectorAll('meta[content]')) {
-      const key = (meta.getAttribute('property') ?? meta.getAttribute('name') ?? meta.getAttribute('itemprop') ?? '')
-        .trim()
-        .toLowerCase();
-      const content = meta.getAttribute('content')?.trim();
-      if (key === name && content) return content;
-    }
+  let found: string | null = null;
+  let rank = wanted.length;
+  // One pass over the page's meta tags, whatever the number of names asked.
+  for (const meta of document.querySelectorAll('meta[content]')) {
+    const key = (meta.getAttribute('property') ?? meta.getAttribute('name') ?? meta.getAttribute('itemprop') ?? '')
+      .trim()
+      .toLowerCase();
+    const index = wanted.indexOf(key);
+    if (index < 0 || index >= rank) continue;
+    const content = meta.getAttribute('content')?.trim();
+    if (!content) continue;
+    found = content;
+    rank = index;
+    if (rank === 0) break;
   }
-  return null;
+  return found;
 }
