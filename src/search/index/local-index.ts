@@ -81,7 +81,7 @@ export interface LocalIndexTuning {
 
 export const DEFAULT_TUNING: LocalIndexTuning = {
   exhaustiveBelow: 2000,
-  retrievalBudget: 1000,
+  retrievalBudget: 500,
   retrievalCeiling: 2000,
   candidateCap: 2000,
   proximityPoolFactor: 4,
