@@ -67,9 +67,18 @@ function meteringFigures(run: Run): { figures: Figure[]; report: unknown } {
   return { figures: report?.figures ? [...report.figures] : [], report };
 }
 
-/** search.bench.ts prints an "indexing: … = N docs/s" line and a Markdown table of latencies per depth and set. */
+/**
+ * search.bench.ts prints its report as its last JSON line (figures with the targets of issue 15); older builds print
+ * only an "indexing: … = N docs/s" line and a Markdown table of latencies per depth and set.
+ */
 function searchFigures(run: Run): { figures: Figure[]; report: unknown } {
   const bench = 'search';
+  const report = lastJson(run.stdout) as BenchReport | null;
+  if (report?.figures) {
+    const figures = [...report.figures];
+    if (run.peakRssBytes) figures.push({ bench, measure: 'peak RSS', value: mib(run.peakRssBytes), unit: 'MiB' });
+    return { figures, report };
+  }
   const figures: Figure[] = [];
   const indexing = /indexing: ([\d,]+) docs .*= ([\d,]+) docs\/s/.exec(run.stdout);
   const docs = indexing ? Number(indexing[1]!.replace(/,/g, '')) : null;

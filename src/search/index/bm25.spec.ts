@@ -287,7 +287,7 @@ describe('BM25F ranking SQL against the TypeScript reference', () => {
     let sql: Queryable;
     beforeAll(async () => {
       pglite = await PGlite.create();
-      for (const file of ['003_documents.sql', '004_search_index.sql']) {
+      for (const file of ['003_documents.sql', '004_search_index.sql', '020_search_text_analysis.sql']) {
         await pglite.exec(await readFile(path.join(projectRoot(), 'src/database/migrations', file), 'utf8'));
       }
       sql = { query: (text: string, values?: unknown[]) => pglite.query(text, values) } as unknown as Queryable;

@@ -4,7 +4,7 @@
  * these formulas; the constants live here so that the SQL, the passage scorer and the tests share them.
  */
 export const BM25F = {
-  k1: 1.2,
+  k1: 1.5,
   /** Length normalisation of the body (classic b). */
   bBody: 0.75,
   /** Titles are short and alike in length: little normalisation. */

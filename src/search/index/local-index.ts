@@ -31,6 +31,8 @@ export interface RankOptions {
   readonly recencyBoost?: number;
   readonly recencyHalfLifeDays?: number;
   readonly now?: Date;
+  /** Return each ranked document's row too (saves the fetch round trip). */
+  readonly withRows?: boolean;
 }
 
 export interface RankedDocument {
@@ -38,6 +40,8 @@ export interface RankedDocument {
   readonly bm25: number;
   readonly proximity: number;
   readonly score: number;
+  /** With RankOptions.withRows. */
+  readonly row?: DocumentRow;
 }
 
 export interface RankResult {
@@ -76,14 +80,28 @@ export interface LocalIndexTuning {
 }
 
 export const DEFAULT_TUNING: LocalIndexTuning = {
-  exhaustiveBelow: 20_000,
-  retrievalBudget: 1000,
-  retrievalCeiling: 3000,
-  candidateCap: 3000,
+  exhaustiveBelow: 2000,
+  retrievalBudget: 500,
+  retrievalCeiling: 2000,
+  candidateCap: 2000,
   proximityPoolFactor: 4,
   minProximityPool: 40,
   preparedStatements: false,
 };
+
+function documentRowOf(r: RankedRow): DocumentRow {
+  return {
+    url: r.url,
+    domain: r.domain!,
+    title: r.title ?? null,
+    content: r.content!,
+    published_date: r.published_date ?? null,
+    fetched_at: r.fetched_at!,
+    favicon: r.favicon ?? null,
+    images: r.images,
+    structured_data: r.structured_data,
+  };
+}
 
 /** One analysed text: the positions of each query lexeme in it. */
 export type TextHits = Map<string, number[]>;
@@ -97,6 +115,12 @@ interface PreparingClient {
     text: string;
     values: unknown[];
   }): Promise<pg.QueryResult<R>>;
+}
+
+/** Where ranking queries go, and whether they may be named (prepared) statements there. */
+interface RankConnection {
+  readonly client: Queryable;
+  readonly prepared: boolean;
 }
 
 /** A Queryable that can also run work in one transaction (Database); PGlite in tests is a plain Queryable. */
@@ -144,6 +168,21 @@ export class LocalIndex {
     // Terms that occur in no document cannot retrieve anything; they still count in the query's maximum score.
     const present = analysis.terms.filter((term) => term.df > 0);
     if (present.length === 0 || options.limit <= 0) return { documents: [], exact: true, rounds: 0, candidates: 0 };
+    // Every round in one transaction, after the planner settings (one BEGIN and COMMIT however many rounds). Without
+    // transactions (a bare PGlite in tests) SET LOCAL would be a no-op with a warning: the plain queries then.
+    if (!this.sql.transaction) return this.rankWith({ client: this.sql, prepared: false }, analysis, present, options);
+    return this.sql.transaction(async (client) => {
+      await client.query(RANK_SETTINGS_SQL); // two statements, one round trip (no parameters: simple protocol)
+      return this.rankWith({ client, prepared: this.tuning.preparedStatements }, analysis, present, options);
+    });
+  }
+
+  private async rankWith(
+    connection: RankConnection,
+    analysis: QueryAnalysis,
+    present: readonly RankTerm[],
+    options: RankOptions,
+  ): Promise<RankResult> {
     const weightOf = (term: RankTerm) => analysis.weights.get(term.lexeme) ?? 0;
     // Rarest (highest weight) first: the order in which terms join the retrieval set.
     const byWeight = [...present].sort((a, b) => weightOf(b) - weightOf(a) || a.df - b.df);
@@ -153,7 +192,7 @@ export class LocalIndex {
         ? { ...this.tuning, retrievalBudget: Infinity, retrievalCeiling: Infinity, candidateCap: Infinity }
         : this.tuning;
     const run = (titleRetrieval: string, bodyRetrieval: string) =>
-      this.runRank(analysis, options, tuning, titleRetrieval, bodyRetrieval);
+      this.runRank(connection, analysis, options, tuning, titleRetrieval, bodyRetrieval);
     const anyOf = (terms: readonly RankTerm[]) => terms.map((t) => quoteLexeme(t.lexeme)).join(' | ');
 
     if (byWeight[0]!.df > tuning.retrievalCeiling) {
@@ -176,20 +215,32 @@ export class LocalIndex {
       const capped = candidates >= tuning.candidateCap;
       const rest = byWeight.slice(essential);
       if (rest.length === 0) return { documents, exact: !capped, rounds, candidates };
-      // MaxScore: a document matching none of the retrieval terms scores at most the bound of the others.
-      const restWeights = rest.map(weightOf);
-      const bound =
-        (restWeights.reduce((sum, w) => sum + termUpperBound(w), 0) + proximityUpperBound(restWeights)) * (1 + boost);
+      // MaxScore: a document matching none of the retrieval terms scores at most the bound of the others. The k-th
+      // score only grows as retrieval widens, so the next round takes at once every term needed to bring the bound
+      // of those left out under it: at most two rounds, however long the query.
       const kth = documents.length >= options.limit ? documents[options.limit - 1]!.score : 0;
-      if (kth >= bound) return { documents, exact: !capped, rounds, candidates };
-      const nextDfSum = dfSum + rest[0]!.df;
-      if (nextDfSum > tuning.retrievalCeiling) return { documents, exact: false, rounds, candidates };
-      dfSum = nextDfSum;
-      essential++;
+      const boundOf = (terms: readonly RankTerm[]) => {
+        const weights = terms.map(weightOf);
+        return (weights.reduce((sum, w) => sum + termUpperBound(w), 0) + proximityUpperBound(weights)) * (1 + boost);
+      };
+      if (kth >= boundOf(rest)) return { documents, exact: !capped, rounds, candidates };
+      if (rounds > 1) return { documents, exact: false, rounds, candidates };
+      let widened = essential;
+      let widenedDfSum = dfSum;
+      while (widened < byWeight.length && kth < boundOf(byWeight.slice(widened))) {
+        widenedDfSum += byWeight[widened]!.df;
+        widened++;
+      }
+      // Past the ceiling (most long queries: their common terms together can outscore anything), the rare terms'
+      // candidates are the answer: a second round would cost more candidates without making the top k exact.
+      if (widenedDfSum > tuning.retrievalCeiling) return { documents, exact: false, rounds, candidates };
+      essential = widened;
+      dfSum = widenedDfSum;
     }
   }
 
   private async runRank(
+    { client, prepared }: RankConnection,
     analysis: QueryAnalysis,
     options: RankOptions,
     tuning: LocalIndexTuning,
@@ -215,25 +266,20 @@ export class LocalIndex {
       recencyHalfLifeDays: options.recencyHalfLifeDays ?? 7,
       now: options.now ?? new Date(),
       filters: options.filters ?? NO_FILTERS,
+      withRows: options.withRows ?? false,
     });
     const name = `search_rank_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-    const query = async (client: Queryable) => {
-      await client.query(RANK_SETTINGS_SQL); // two statements, one round trip (no parameters: simple protocol)
-      // A named statement: each connection plans the ranking query once per shape of filters, not once per call.
-      return this.tuning.preparedStatements
-        ? (client as unknown as PreparingClient).query<RankedRow>({ name, text, values })
-        : client.query<RankedRow>(text, values);
-    };
-    // Without transactions (a bare PGlite in tests) SET LOCAL is a no-op with a warning: the plain query then.
-    const { rows } = this.sql.transaction
-      ? await this.sql.transaction(query)
-      : await this.sql.query<RankedRow>(text, values);
+    // A named statement: each connection plans the ranking query once per shape of filters, not once per call.
+    const { rows } = prepared
+      ? await (client as unknown as PreparingClient).query<RankedRow>({ name, text, values })
+      : await client.query<RankedRow>(text, values);
     return {
       documents: rows.map((r) => ({
         url: r.url,
         bm25: Number(r.bm25),
         proximity: Number(r.proximity),
         score: Number(r.score),
+        ...(options.withRows ? { row: documentRowOf(r) } : {}),
       })),
       candidates: Number(rows[0]?.candidates ?? 0),
     };

@@ -17,7 +17,7 @@ SELECT c.doc_count::float8 AS doc_count,
          SELECT json_agg(json_build_object('lexeme', q.lexeme, 'qtf', q.qtf, 'df', coalesce(t.df, 0))
                          ORDER BY q.first, q.lexeme)
          FROM (SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1) AS qtf, coalesce(u.positions[1], 0) AS first
-               FROM unnest(to_tsvector('english'::regconfig, $1::text)) AS u) q
+               FROM unnest(to_tsvector('english'::regconfig, search_text($1::text))) AS u) q
          LEFT JOIN search_terms t ON t.lexeme = q.lexeme
        ), '[]'::json) AS terms
 FROM search_corpus_stats c`;
@@ -70,9 +70,9 @@ function filterSql(filters: SqlFilters, values: unknown[]): string {
   for (const phrase of filters.phrases) {
     const p = param(phrase);
     parts.push(
-      `(numnode(phraseto_tsquery('english'::regconfig, ${p}::text)) = 0
-        OR d.title_tsv @@ phraseto_tsquery('english'::regconfig, ${p}::text)
-        OR d.body_tsv @@ phraseto_tsquery('english'::regconfig, ${p}::text))`,
+      `(numnode(phraseto_tsquery('english'::regconfig, search_text(${p}::text))) = 0
+        OR d.title_tsv @@ phraseto_tsquery('english'::regconfig, search_text(${p}::text))
+        OR d.body_tsv @@ phraseto_tsquery('english'::regconfig, search_text(${p}::text)))`,
       `strpos(${normalizedText(`coalesce(d.title, '') || ' ' || d.content`)}, ${normalizedText(`${p}::text`)}) > 0`,
     );
   }
@@ -98,9 +98,11 @@ export interface RankSqlInput {
   readonly recencyHalfLifeDays: number;
   readonly now: Date;
   readonly filters: SqlFilters;
+  /** Also return the ranked documents' rows (the columns of DocumentRow). */
+  readonly withRows: boolean;
 }
 
-export interface RankedRow {
+export interface RankedRow extends Partial<Omit<DocumentRow, 'url'>> {
   url: string;
   bm25: number;
   proximity: number;
@@ -199,9 +201,15 @@ WITH q AS (
     WHERE acc.acc > 0
   ) x ON true
 )
-SELECT url, bm25, proximity, (bm25 + proximity) * boost AS score, (SELECT count(*) FROM cand)::int AS candidates
-FROM ranked
-ORDER BY score DESC, url COLLATE "C"
+SELECT r.url, r.bm25, r.proximity, (r.bm25 + r.proximity) * r.boost AS score,
+       (SELECT count(*) FROM cand)::int AS candidates${
+         input.withRows
+           ? `,
+       d.domain, d.title, d.content, d.published_date, d.fetched_at, d.favicon, d.images, d.structured_data`
+           : ''
+       }
+FROM ranked r${input.withRows ? ' JOIN documents d ON d.url = r.url' : ''}
+ORDER BY score DESC, r.url COLLATE "C"
 LIMIT $6::int`;
   return { text, values };
 }
@@ -229,6 +237,6 @@ FROM documents WHERE url = ANY($1::text[])`;
 export const ANALYZE_TEXTS_SQL = `
 SELECT t.i::int AS i,
        coalesce((SELECT json_agg(json_build_array(u.lexeme, u.positions))
-                 FROM unnest(ts_filter(setweight(to_tsvector('english'::regconfig, t.s), 'A', $2::text[]), '{a}')) u),
+                 FROM unnest(ts_filter(setweight(to_tsvector('english'::regconfig, search_text(t.s)), 'A', $2::text[]), '{a}')) u),
                 '[]'::json) AS hits
 FROM unnest($1::text[]) WITH ORDINALITY AS t(s, i)`;

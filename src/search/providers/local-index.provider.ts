@@ -70,14 +70,11 @@ export class LocalIndexProvider implements SearchProvider {
       filters: sqlFilters(request),
       recencyBoost: boost,
       recencyHalfLifeDays: NEWS_HALF_LIFE_DAYS,
+      withRows: true,
     });
     if (ranked.documents.length === 0) return [];
-    const rows = await this.index.fetch(ranked.documents.map((d) => d.url));
     const candidates = await this.sentencesOf(
-      ranked.documents.flatMap((doc) => {
-        const row = rows.get(doc.url);
-        return row ? [{ ranked: doc, row }] : [];
-      }),
+      ranked.documents.flatMap((doc) => (doc.row ? [{ ranked: doc, row: doc.row }] : [])),
       analysis,
     );
     const ceiling = analysis.maxScore * (1 + boost);
