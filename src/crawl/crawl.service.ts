@@ -36,6 +36,7 @@ const CONCURRENCY_PER_THREAD = 4;
 export class CrawlService {
   private readonly logger = new Logger('Crawl');
   private readonly frontier: Frontier;
+  private readonly concurrency: number;
 
   constructor(
     @Inject(FETCHER) private readonly fetcher: Fetcher,
@@ -49,8 +50,6 @@ export class CrawlService {
     this.frontier = new Frontier(fetcher, robots, scheduler);
     this.concurrency = Math.max(MIN_CONCURRENCY, (pool?.threads ?? 0) * CONCURRENCY_PER_THREAD);
   }
-
-  private readonly concurrency: number;
 
   async crawl(body: CrawlRequestDto): Promise<WorkOutcome> {
     const startedAt = Date.now();
