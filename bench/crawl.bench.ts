@@ -1,25 +1,52 @@
 /**
- * Crawl benchmark (`npm run bench:crawl`; not part of `npm test`): a generated site of 1,000 pages served on
- * 127.0.0.1 is crawled through the whole service (POST /crawl with the embedded mode's demo key: metering, frontier,
- * robots.txt, per-host scheduler, SSRF-safe fetcher, content extraction, documents index writes), then mapped
- * (POST /map). Prints pages/s, time per page and peak RSS.
+ * Crawl benchmark (`npm run bench:crawl`; not part of `npm test`): the service's POST /crawl against the crawler a
+ * user would assemble instead, crawlee's CheerioCrawler with Mozilla Readability on linkedom, on two sites served on
+ * 127.0.0.1 by this process, in the same run:
  *
- * The site: a home page → 10 sections → 10 topics each → 9 articles each (1 + 10 + 100 + 900 = 1,011 pages), every
- * page with the shared navigation and about 600 words. The crawl asks for max_depth 3, max_breadth 20, limit 1,000.
- * The database is embedded PGlite in a temporary directory unless DATABASE_URL is set (then a scratch schema).
- * BENCH_PAGES (default 1000) changes the limit.
+ * - real: a real built documentation site (Django 3.0's docs, 499 HTML pages, median 15 KB, largest 534 KB; see
+ *   shared/data/real-site/README.md), served from its folder by a plain static file server. Every page is reachable
+ *   from index.html (within 4 links); the pages link to `_sources/*.txt` files that are missing (404s, for both).
+ * - generated: a home page → 10 sections → 10 topics each → 9 articles each (1,011 pages of about 600 words).
+ *
+ * Each crawler runs in a process of its own (a new one per site and run), so that each one's peak RSS is its own: the
+ * service (embedded mode: PGlite in a temporary directory, unless DATABASE_URL is set: then a scratch schema) is
+ * started, then asked POST /crawl once, as a client would, with its demo key; the peer crawls the same start URL
+ * (same host only, as crawlee does by default). The service is then asked POST /map of the generated site.
+ *
+ * The service's request: real site `max_depth 5, max_breadth 500, limit 1000, allow_external false`; generated site
+ * `max_depth 3, max_breadth 20, limit 1000`. The default format (markdown) and extract_depth (basic) apply. The
+ * service runs with FETCH_ALLOW_HOSTS=127.0.0.1 (the sites are on loopback) and FETCH_OWNED_HOST_CONCURRENCY=16: a
+ * host the operator runs may take 16 requests at once instead of the open web's 4 (robots.txt still applies).
+ *
+ * Goal (issue 14): on the real site, the service's pages/s ≥ 2× the peer's, every page returned, and the service's
+ * peak RSS below the peer's. Prints a table with the ratio and the goal met or missed, and writes the figures to
+ * bench/results/crawl-<timestamp>.json; its last stdout line is the JSON report (for bench/run-all.ts).
+ *
+ * Knobs: BENCH_RUNS (default 3: the figures are medians; the machine may be busy), BENCH_PAGES (the generated
+ * site's limit, default 1000), REAL_SITE_DIR (default: shared/data/real-site/site above the working directory),
+ * BENCH_SITES (real,generated), BENCH_CONTESTANTS (peer,service; one alone prints no ratio), EXTRACT_THREADS (the
+ * service's extraction threads; default the machine's cores).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { type ChildProcess, fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createApp } from '../src/app/create-app.js';
-import { loadConfig } from '../src/config/app-config.js';
-import { Database, quoteIdent } from '../src/database/database.js';
-import { DemoSeedService } from '../src/demo/demo-seed.service.js';
+import { fileURLToPath } from 'node:url';
+import { type Figure, figuresTable, mib } from './bench-support.js';
 
+const here = fileURLToPath(import.meta.url);
+const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 3));
 const PAGES = Number(process.env.BENCH_PAGES ?? 1000);
+const GOAL_RATIO = 2;
+const OWNED_HOST_CONCURRENCY = 16;
+
+// ---------------------------------------------------------------------------------------------------------------
+// The sites
+// ---------------------------------------------------------------------------------------------------------------
+
 const SECTIONS = 10;
 const TOPICS = 10;
 const ARTICLES = 9;
@@ -50,7 +77,7 @@ function prose(seed: number, count: number): string {
   return paragraphs.join('\n');
 }
 
-function sitePage(pathname: string): string | null {
+function generatedPage(pathname: string): string | null {
   const nav = Array.from({ length: SECTIONS }, (_, s) => `<a href="/s${s}/">Section ${s}</a>`).join(' ');
   const parts = pathname.split('/').filter(Boolean);
   let title: string;
@@ -79,16 +106,38 @@ ${prose(seed, 600)}
 </article></main><footer><p>Benchmark site footer.</p></footer></body></html>`;
 }
 
-async function startSite(): Promise<{ server: Server; origin: string; requests: () => number }> {
-  let requests = 0;
+const MEDIA_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css',
+  '.png': 'image/png',
+  '.gif': 'image/gif',
+  '.svg': 'image/svg+xml',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+interface Site {
+  readonly name: 'real' | 'generated';
+  readonly server: Server;
+  readonly start: string;
+  /** Pages a complete crawl returns (null: not checked). */
+  readonly pages: ReadonlySet<string> | null;
+  readonly request: Record<string, unknown>;
+  readonly peerLimit: number;
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function generatedSite(): Promise<Site> {
   const server = createServer((request, response) => {
-    requests++;
     const pathname = new URL(request.url ?? '/', 'http://x').pathname;
     if (pathname === '/robots.txt') {
       response.writeHead(200, { 'content-type': 'text/plain' });
       return void response.end('User-agent: *\nAllow: /\n');
     }
-    const html = sitePage(pathname);
+    const html = generatedPage(pathname);
     if (!html) {
       response.writeHead(404, { 'content-type': 'text/plain' });
       return void response.end('not found');
@@ -96,25 +145,198 @@ async function startSite(): Promise<{ server: Server; origin: string; requests: 
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     response.end(html);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { server, origin: `http://127.0.0.1:${port}`, requests: () => requests };
+  const origin = await listen(server);
+  return {
+    name: 'generated',
+    server,
+    start: `${origin}/`,
+    pages: null,
+    request: { url: `${origin}/`, max_depth: 3, max_breadth: 20, limit: PAGES, timeout: 150 },
+    peerLimit: PAGES,
+  };
 }
 
-async function post(base: string, path: string, key: string, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`${base}${path}`, {
+/** A plain static file server over `root` (a directory path serves its index.html); anything else is a 404. */
+async function realSite(root: string): Promise<Site> {
+  const server = createServer((request, response) => {
+    void (async () => {
+      let pathname: string;
+      try {
+        pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
+      } catch {
+        pathname = '/';
+      }
+      let file = path.join(root, path.normalize(pathname));
+      try {
+        if (!file.startsWith(root)) throw new Error('outside');
+        if ((await stat(file)).isDirectory()) file = path.join(file, 'index.html');
+        const body = await readFile(file);
+        response.writeHead(200, {
+          'content-type': MEDIA_TYPES[path.extname(file)] ?? 'application/octet-stream',
+          'content-length': body.length,
+        });
+        response.end(body);
+      } catch {
+        response.writeHead(404, { 'content-type': 'text/plain' });
+        response.end('not found');
+      }
+    })();
+  });
+  const origin = await listen(server);
+  const pages = new Set<string>();
+  for (const file of await readdir(root, { recursive: true })) {
+    if (file.endsWith('.html')) pages.add(`${origin}/${file.split(path.sep).join('/')}`);
+  }
+  return {
+    name: 'real',
+    server,
+    start: `${origin}/index.html`,
+    pages,
+    request: {
+      url: `${origin}/index.html`,
+      max_depth: 5,
+      max_breadth: 500,
+      limit: 1000,
+      allow_external: false,
+      timeout: 150,
+    },
+    peerLimit: 1000,
+  };
+}
+
+function findRealSite(): string | null {
+  if (process.env.REAL_SITE_DIR) return path.resolve(process.env.REAL_SITE_DIR);
+  for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'shared', 'data', 'real-site', 'site');
+    if (existsSync(path.join(candidate, 'index.html'))) return candidate;
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The contestants, each in a child process of its own
+// ---------------------------------------------------------------------------------------------------------------
+
+interface CrawlRun {
+  readonly pages: number;
+  readonly seconds: number;
+  readonly pagesPerSecond: number;
+  readonly peakRssBytes: number;
+  readonly cpuSeconds: number;
+  readonly missing?: readonly string[];
+  readonly documentsIndexed?: number;
+  readonly cutShort?: unknown;
+  readonly map?: { readonly pages: number; readonly seconds: number; readonly pagesPerSecond: number };
+}
+
+type ChildMessage =
+  | { kind: 'ready'; base: string; key: string }
+  | { kind: 'done'; result: Record<string, unknown> }
+  | { kind: 'error'; message: string };
+
+function startChild(role: 'service' | 'peer', env: Record<string, string>): ChildProcess {
+  return fork(here, [], {
+    env: { ...process.env, ...env, CRAWL_BENCH_ROLE: role },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+}
+
+/** Waits for the child to exit by itself (so that, say, `--cpu-prof` writes its profile), then ends it. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, 10_000);
+      child.once('exit', () => resolve(clearTimeout(timer)));
+    });
+  }
+  child.kill();
+}
+
+function nextMessage(child: ChildProcess): Promise<ChildMessage> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`the child process exited (${code}) before answering`));
+    child.once('exit', onExit);
+    child.once('message', (message: ChildMessage) => {
+      child.off('exit', onExit);
+      if (message.kind === 'error') reject(new Error(message.message));
+      else resolve(message);
+    });
+  });
+}
+
+async function post(base: string, route: string, key: string, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`${base}${route}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(200_000),
   });
   const json = (await response.json()) as Record<string, unknown>;
-  if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(json)}`);
+  if (response.status !== 200) throw new Error(`${route} answered ${response.status}: ${JSON.stringify(json)}`);
   return json;
 }
 
-async function main(): Promise<void> {
-  const site = await startSite();
+async function runService(site: Site, withMap: boolean): Promise<CrawlRun> {
+  const child = startChild('service', { BENCH_SITE_ORIGIN: new URL(site.start).origin });
+  try {
+    const ready = await nextMessage(child);
+    if (ready.kind !== 'ready') throw new Error('the service did not start');
+    const started = performance.now();
+    const crawl = await post(ready.base, '/crawl', ready.key, site.request);
+    const seconds = (performance.now() - started) / 1000;
+    const urls = (crawl.results as { url: string }[]).map((result) => result.url);
+    let map: CrawlRun['map'];
+    if (withMap) {
+      const mapStarted = performance.now();
+      const mapped = await post(ready.base, '/map', ready.key, site.request);
+      const mapSeconds = (performance.now() - mapStarted) / 1000;
+      const count = (mapped.results as unknown[]).length;
+      map = { pages: count, seconds: round(mapSeconds, 2), pagesPerSecond: round(count / mapSeconds, 1) };
+    }
+    child.send({ kind: 'finish' });
+    const done = await nextMessage(child);
+    if (done.kind !== 'done') throw new Error('the service did not report');
+    const returned = new Set(urls);
+    return {
+      pages: urls.length,
+      seconds: round(seconds, 2),
+      pagesPerSecond: round(urls.length / seconds, 1),
+      peakRssBytes: Number(done.result.peakRssBytes),
+      cpuSeconds: round(Number(done.result.cpuSeconds), 1),
+      documentsIndexed: Number(done.result.documentsIndexed),
+      ...(site.pages ? { missing: [...site.pages].filter((page) => !returned.has(page)) } : {}),
+      ...(crawl.cut_short ? { cutShort: crawl.cut_short } : {}),
+      ...(map ? { map } : {}),
+    };
+  } finally {
+    await stopChild(child);
+  }
+}
+
+async function runPeer(site: Site): Promise<CrawlRun> {
+  const child = startChild('peer', { BENCH_PEER_START: site.start, BENCH_PEER_LIMIT: String(site.peerLimit) });
+  try {
+    const done = await nextMessage(child);
+    if (done.kind !== 'done') throw new Error('the peer did not report');
+    const { pages, seconds } = done.result as { pages: number; seconds: number };
+    return {
+      pages,
+      seconds: round(seconds, 2),
+      pagesPerSecond: round(pages / seconds, 1),
+      peakRssBytes: Number(done.result.peakRssBytes),
+      cpuSeconds: round(Number(done.result.cpuSeconds), 1),
+    };
+  } finally {
+    await stopChild(child);
+  }
+}
+
+/** In the service's process: start the app, hand its URL and demo key over, report memory and CPU when told. */
+async function serviceRole(): Promise<void> {
+  const { createApp } = await import('../src/app/create-app.js');
+  const { loadConfig } = await import('../src/config/app-config.js');
+  const { Database, quoteIdent } = await import('../src/database/database.js');
+  const { DemoSeedService } = await import('../src/demo/demo-seed.service.js');
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'crawl-bench-'));
   const schema = `bench_crawl_${process.pid}`;
   const config = loadConfig({
@@ -124,6 +346,7 @@ async function main(): Promise<void> {
     REDIS_URL: '',
     EVENTSTORE_URL: '',
     FETCH_ALLOW_HOSTS: '127.0.0.1',
+    FETCH_OWNED_HOST_CONCURRENCY: String(OWNED_HOST_CONCURRENCY),
     LOG_LEVEL: 'warn',
     DEMO_SEED: 'true',
   });
@@ -132,71 +355,246 @@ async function main(): Promise<void> {
   const base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
   const key = await app.get(DemoSeedService).seedOnce();
   if (!key) throw new Error('the demo seed did not create a key');
-  const startRss = process.memoryUsage().rss;
-  let peakRss = startRss;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
-  try {
-    const body = { url: `${site.origin}/`, max_depth: 3, max_breadth: 20, limit: PAGES, timeout: 150 };
-    const crawlStarted = performance.now();
-    const requestsBefore = site.requests();
-    const crawl = await post(base, '/crawl', key, body);
-    const crawlMs = performance.now() - crawlStarted;
-    const crawled = (crawl.results as unknown[]).length;
-    const crawlRequests = site.requests() - requestsBefore;
-    const indexed = await app
-      .get(Database)
-      .query<{ count: string }>('SELECT count(*) FROM documents WHERE url LIKE $1', [`${site.origin}/%`]);
-
-    const mapStarted = performance.now();
-    const map = await post(base, '/map', key, body);
-    const mapMs = performance.now() - mapStarted;
-    const mapped = (map.results as unknown[]).length;
-    peakRss = Math.max(peakRss, process.memoryUsage().rss, process.resourceUsage().maxRSS * 1024);
-
-    const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
-    const report = {
-      crawl: {
-        pages: crawled,
-        seconds: +(crawlMs / 1000).toFixed(2),
-        pages_per_second: +(crawled / (crawlMs / 1000)).toFixed(1),
-        ms_per_page: +(crawlMs / Math.max(crawled, 1)).toFixed(2),
-        http_requests_to_site: crawlRequests,
-        documents_indexed: Number(indexed.rows[0]?.count ?? 0),
-      },
-      map: {
-        pages: mapped,
-        seconds: +(mapMs / 1000).toFixed(2),
-        pages_per_second: +(mapped / (mapMs / 1000)).toFixed(1),
-      },
-      rss_before_crawl: mb(startRss),
-      peak_rss: mb(peakRss),
-      node: process.version,
-      cpus: os.cpus().length,
-      database: process.env.DATABASE_URL ? 'postgres' : 'embedded (PGlite)',
-    };
-    console.log(
-      `crawl: ${crawled} pages in ${report.crawl.seconds} s = ${report.crawl.pages_per_second} pages/s, ` +
-        `${report.crawl.ms_per_page} ms/page (wall clock), ${report.crawl.documents_indexed} documents indexed`,
-    );
-    console.log(`map:   ${mapped} pages in ${report.map.seconds} s = ${report.map.pages_per_second} pages/s`);
-    console.log(
-      `peak RSS: ${report.peak_rss}, ${report.rss_before_crawl} before the crawl ` +
-        '(one process: the site server, the API and, in embedded mode, PGlite)',
-    );
-    console.log(JSON.stringify(report));
-    if (crawled < PAGES) process.exitCode = 1;
-  } finally {
-    clearInterval(sampler);
-    await app.close();
-    if (process.env.DATABASE_URL) {
-      const db = Database.connect(process.env.DATABASE_URL, 'public', 1);
-      await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`).catch(() => {});
-      await db.close();
-    }
-    site.server.closeAllConnections();
-    await new Promise((resolve) => site.server.close(resolve));
-    await rm(dataDir, { recursive: true, force: true });
+  const cpuBefore = process.cpuUsage();
+  process.send!({ kind: 'ready', base, key } satisfies ChildMessage);
+  await new Promise<void>((resolve) => process.once('message', () => resolve()));
+  const cpu = process.cpuUsage(cpuBefore);
+  const indexed = await app
+    .get(Database)
+    .query<{ count: string }>('SELECT count(*) FROM documents WHERE url LIKE $1', [
+      `${process.env.BENCH_SITE_ORIGIN}/%`,
+    ]);
+  const result = {
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    documentsIndexed: Number(indexed.rows[0]?.count ?? 0),
+  };
+  await app.close();
+  if (process.env.DATABASE_URL) {
+    const db = Database.connect(process.env.DATABASE_URL, 'public', 1);
+    await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`).catch(() => {});
+    await db.close();
   }
+  await rm(dataDir, { recursive: true, force: true });
+  process.send!({ kind: 'done', result } satisfies ChildMessage);
 }
 
-await main();
+/**
+ * In the peer's process: crawlee's CheerioCrawler (its defaults: same host, autoscaled concurrency, retries), each
+ * page's HTML parsed by linkedom and read by Mozilla Readability, as a user would put them together. Storage stays in
+ * memory (no disk writes: the peer's best case). A page counts when Readability found an article with text.
+ */
+async function peerRole(): Promise<void> {
+  const { CheerioCrawler, Configuration, log } = await import('crawlee');
+  const { Readability } = await import('@mozilla/readability');
+  const { parseHTML } = await import('linkedom');
+  log.setLevel(log.LEVELS.OFF);
+  const start = process.env.BENCH_PEER_START!;
+  let pages = 0;
+  let characters = 0;
+  const crawler = new CheerioCrawler(
+    {
+      maxRequestsPerCrawl: Number(process.env.BENCH_PEER_LIMIT),
+      async requestHandler({ body, enqueueLinks }) {
+        const { document } = parseHTML(typeof body === 'string' ? body : body.toString('utf8'));
+        const article = new Readability(document as unknown as Document).parse();
+        if (article?.textContent?.trim()) {
+          pages++;
+          characters += article.textContent.length;
+        }
+        await enqueueLinks();
+      },
+    },
+    new Configuration({ persistStorage: false, purgeOnStart: true }),
+  );
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  await crawler.run([start]);
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  const result = {
+    pages,
+    characters,
+    seconds,
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+  };
+  process.send!({ kind: 'done', result } satisfies ChildMessage);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The report
+// ---------------------------------------------------------------------------------------------------------------
+
+const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+interface SiteFigures {
+  readonly site: Site['name'];
+  readonly service: CrawlRun[];
+  readonly peer: CrawlRun[];
+}
+
+function summarize({ site, service, peer }: SiteFigures) {
+  const servicePps = median(service.map((run) => run.pagesPerSecond));
+  const peerPps = median(peer.map((run) => run.pagesPerSecond));
+  const serviceRss = Math.max(...service.map((run) => run.peakRssBytes));
+  const peerRss = Math.max(...peer.map((run) => run.peakRssBytes));
+  const missing = [...new Set(service.flatMap((run) => run.missing ?? []))];
+  const ratio = servicePps / peerPps;
+  const complete = missing.length === 0;
+  const met = ratio >= GOAL_RATIO && complete && serviceRss < peerRss;
+  return { site, servicePps, peerPps, ratio, serviceRss, peerRss, missing, complete, met };
+}
+
+async function main(): Promise<void> {
+  const only = (process.env.BENCH_SITES ?? 'real,generated').split(',').map((name) => name.trim());
+  const contestants = (process.env.BENCH_CONTESTANTS ?? 'peer,service').split(',').map((name) => name.trim());
+  const sites: Site[] = [];
+  const realRoot = only.includes('real') ? findRealSite() : null;
+  if (only.includes('real')) {
+    if (realRoot) sites.push(await realSite(realRoot));
+    else console.log('real site: not found (set REAL_SITE_DIR); skipped');
+  }
+  if (only.includes('generated')) sites.push(await generatedSite());
+  const figures: SiteFigures[] = sites.map((site) => ({ site: site.name, service: [], peer: [] }));
+  const startedAt = new Date();
+  try {
+    for (let run = 1; run <= RUNS; run++) {
+      for (const [index, site] of sites.entries()) {
+        // Alternate who goes first, so that neither always meets the same moment of a busy machine.
+        const order = run % 2 ? (['peer', 'service'] as const) : (['service', 'peer'] as const);
+        for (const who of order.filter((name) => contestants.includes(name))) {
+          const result =
+            who === 'peer' ? await runPeer(site) : await runService(site, site.name === 'generated' && run === 1);
+          figures[index]![who].push(result);
+          console.log(
+            `run ${run} ${site.name.padEnd(9)} ${who.padEnd(7)}: ${result.pages} pages in ${result.seconds} s = ` +
+              `${result.pagesPerSecond} pages/s, peak RSS ${mib(result.peakRssBytes)} MiB, CPU ${result.cpuSeconds} s` +
+              (result.missing?.length ? `, ${result.missing.length} pages missing` : '') +
+              (result.documentsIndexed !== undefined ? `, ${result.documentsIndexed} documents indexed` : '') +
+              (result.cutShort ? `, cut short ${JSON.stringify(result.cutShort)}` : ''),
+          );
+        }
+      }
+    }
+  } finally {
+    for (const site of sites) {
+      site.server.closeAllConnections();
+      await new Promise((resolve) => site.server.close(resolve));
+    }
+  }
+
+  const summaries = figures.map(summarize);
+  const table: Figure[] = [];
+  for (const summary of summaries) {
+    const bench = `crawl (${summary.site} site)`;
+    const target = summary.site === 'real' ? `≥ ${GOAL_RATIO.toFixed(2)}×, every page, RSS below` : undefined;
+    table.push({
+      bench,
+      measure: 'crawl with extraction',
+      value: round(summary.servicePps, 1),
+      unit: 'pages/s',
+      baseline: { label: 'crawlee + Readability', value: round(summary.peerPps, 1) },
+      ratio: summary.ratio,
+      ...(target ? { target, met: summary.met } : {}),
+    });
+    table.push({
+      bench,
+      measure: 'peak RSS',
+      value: mib(summary.serviceRss),
+      unit: 'MiB',
+      baseline: { label: 'crawlee + Readability', value: mib(summary.peerRss) },
+      ratio: summary.serviceRss / summary.peerRss,
+    });
+  }
+  const generated = figures.find((f) => f.site === 'generated');
+  const map = generated?.service.find((run) => run.map)?.map;
+  if (map) table.push({ bench: 'crawl (generated site)', measure: 'map', value: map.pagesPerSecond, unit: 'pages/s' });
+
+  console.log(`\n${figuresTable(table)}`);
+  for (const summary of summaries) {
+    if (summary.site !== 'real') continue;
+    console.log(
+      `goal (real site): ${summary.ratio.toFixed(2)}× crawlee + Readability (≥ ${GOAL_RATIO}×), ` +
+        `${summary.complete ? 'every page returned' : `${summary.missing.length} pages missing`}, ` +
+        `peak RSS ${mib(summary.serviceRss)} vs ${mib(summary.peerRss)} MiB: ${summary.met ? 'MET' : 'MISSED'}`,
+    );
+    if (summary.missing.length) console.log(`missing: ${summary.missing.slice(0, 20).join(' ')}`);
+  }
+
+  const document = {
+    bench: 'crawl',
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? null,
+      node: process.version,
+      loadAverageAtEnd: os.loadavg(),
+    },
+    runs: RUNS,
+    database: process.env.DATABASE_URL ? 'postgres' : 'embedded (PGlite)',
+    service_settings: {
+      FETCH_OWNED_HOST_CONCURRENCY: OWNED_HOST_CONCURRENCY,
+      EXTRACT_THREADS: process.env.EXTRACT_THREADS ?? `default (${os.availableParallelism()})`,
+    },
+    requests: Object.fromEntries(sites.map((site) => [site.name, site.request])),
+    goal: `real site: crawl with extraction ≥ ${GOAL_RATIO}× crawlee + Readability in pages/s, every page returned, peak RSS below the peer's`,
+    summaries: summaries.map((s) => ({
+      site: s.site,
+      service_pages_per_second: round(s.servicePps, 2),
+      peer_pages_per_second: round(s.peerPps, 2),
+      ratio: round(s.ratio, 2),
+      service_peak_rss_mib: mib(s.serviceRss),
+      peer_peak_rss_mib: mib(s.peerRss),
+      pages_missing: s.missing.length,
+      ...(s.site === 'real' ? { goal_met: s.met } : {}),
+    })),
+    runs_detail: figures,
+    figures: table,
+  };
+  const directory = path.resolve(path.dirname(here), '..', '..', 'bench', 'results');
+  await mkdir(directory, { recursive: true });
+  const file = path.join(directory, `crawl-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+  await writeFile(file, `${JSON.stringify(document, null, 2)}\n`);
+  console.log(`written to ${path.relative(process.cwd(), file)}`);
+
+  // For bench/run-all.ts: the generated site's crawl and map as before, and every figure.
+  const generatedSummary = summaries.find((s) => s.site === 'generated');
+  console.log(
+    JSON.stringify({
+      ...(generatedSummary
+        ? {
+            crawl: {
+              pages: generated!.service[0]!.pages,
+              pages_per_second: round(generatedSummary.servicePps, 1),
+              ms_per_page: round(1000 / generatedSummary.servicePps, 2),
+            },
+          }
+        : {}),
+      ...(map ? { map: { pages: map.pages, pages_per_second: map.pagesPerSecond } } : {}),
+      figures: table,
+      summaries: document.summaries,
+    }),
+  );
+  if (summaries.some((s) => !s.complete)) process.exitCode = 1;
+}
+
+function fail(error: unknown): void {
+  const message = (error as Error).stack ?? String(error);
+  if (process.send) process.send({ kind: 'error', message } satisfies ChildMessage);
+  else console.error(message);
+  process.exitCode = 1;
+}
+
+const role = process.env.CRAWL_BENCH_ROLE;
+if (role === 'service') await serviceRole().catch(fail);
+else if (role === 'peer') await peerRole().catch(fail);
+else await main();
+if (role) process.disconnect?.();

@@ -121,6 +121,50 @@ describe('POST /crawl', () => {
       expect(fetched.filter((path) => path.includes('/private'))).toEqual([]);
     });
 
+    test('cut_short: a crawl that stops at its limit says so, with the pages it found and left; a complete one does not', async () => {
+      const limited = await crawl({ url: home(), max_depth: 3, limit: 3 });
+      expect(limited.status).toBe(200);
+      expect(limited.body.results).toHaveLength(3);
+      expect(limited.body.cut_short).toEqual({ by: 'limit', pages_left: expect.any(Number) });
+      expect(limited.body.cut_short.pages_left).toBeGreaterThan(0);
+      const complete = await crawl({ url: docs('about.html') });
+      expect(complete.body.results.length).toBeGreaterThan(0);
+      expect(complete.body).not.toHaveProperty('cut_short');
+    });
+
+    test('cut_short: a crawl that reaches its timeout answers with the pages extracted in time, and says what it left', async () => {
+      const prose = Array.from(
+        { length: 8 },
+        (_, i) => `On day ${i + 1} the harbour ferry number ${i * 7 + 3} left ${i + 2} minutes late because of fog.`,
+      ).join(' ');
+      sites.site.route('/timeout-start', (_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/html' });
+        response.end(
+          `<!doctype html><html><head><title>Timetable</title></head><body><main><h1>Timetable</h1><p>${prose}</p>` +
+            '<p><a href="/docs-site/about.html">About</a> <a href="/timeout-slow/1">One</a> ' +
+            '<a href="/timeout-slow/2">Two</a> <a href="/timeout-slow/3">Three</a></p></main></body></html>',
+        );
+      });
+      for (const n of [1, 2, 3]) {
+        sites.site.route(`/timeout-slow/${n}`, (_request, response) => {
+          // Answers after the crawl's timeout.
+          setTimeout(() => {
+            response.writeHead(200, { 'content-type': 'text/html' });
+            response.end(`<title>Slow ${n}</title><main><p>${prose}</p></main>`);
+          }, 12_000).unref();
+        });
+      }
+      const started = Date.now();
+      const response = await crawl({ url: `${sites.site.origin}/timeout-start`, timeout: 10 });
+      expect(Date.now() - started).toBeLessThan(11_000);
+      expect(response.status).toBe(200);
+      expect(response.body.results.map((r: { url: string }) => r.url)).toEqual([
+        `${sites.site.origin}/timeout-start`,
+        sites.docs(sites.site.origin, 'about.html'),
+      ]);
+      expect(response.body.cut_short).toEqual({ by: 'timeout', pages_left: 3 });
+    }, 30_000);
+
     test('pages that cannot be extracted are left out and not billed; a page too thin to extract is still followed', async () => {
       // The start page has too little text for an extraction, but its links are read; one of them is broken.
       sites.site.route('/crawl-broken', (_request, response) => {

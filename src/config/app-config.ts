@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import os from 'node:os';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
 
@@ -152,6 +153,22 @@ export class EnvironmentVariables {
   @IsString()
   FETCH_ALLOW_HOSTS?: string;
 
+  /** Requests in flight at once to one host that FETCH_ALLOW_HOSTS names (hosts the operator runs). */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  FETCH_OWNED_HOST_CONCURRENCY?: number;
+
+  /** Worker threads for HTML extraction; 0 extracts on the main thread. */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(64)
+  EXTRACT_THREADS?: number;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
@@ -265,6 +282,13 @@ export interface AppConfig {
   /** Hosts, IP addresses or CIDRs the fetcher may reach despite the SSRF rules (tests: 127.0.0.1). */
   readonly fetchAllowHosts: readonly string[];
   readonly fetchUserAgent: string;
+  /**
+   * Requests in flight at once to one host of fetchAllowHosts in map and crawl (the open web gets the default
+   * politeness, 4); null: the default for those hosts too.
+   */
+  readonly fetchOwnedHostConcurrency: number | null;
+  /** Worker threads for HTML extraction (default: the machine's available parallelism); 0: the main thread. */
+  readonly extractThreads: number;
   /** Headless Chromium for advanced extraction of JavaScript-built pages; null when none is installed. */
   readonly chromiumPath: string | null;
   readonly youtubeBaseUrl: string;
@@ -338,6 +362,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       .map((h) => h.trim())
       .filter(Boolean),
     fetchUserAgent: vars.FETCH_USER_AGENT ?? 'SearchLedgerBot/0.1 (+https://github.com/search-ledger-api)',
+    fetchOwnedHostConcurrency: vars.FETCH_OWNED_HOST_CONCURRENCY ?? null,
+    extractThreads: vars.EXTRACT_THREADS ?? os.availableParallelism(),
     chromiumPath: vars.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null),
     youtubeBaseUrl: (vars.YOUTUBE_BASE_URL ?? 'https://www.youtube.com').replace(/\/+$/, ''),
     llmBaseUrl: vars.LLM_BASE_URL ? vars.LLM_BASE_URL.replace(/\/+$/, '') : null,

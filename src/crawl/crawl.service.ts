@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { relevantChunks } from '../extract/chunks/chunk-content.js';
 import {
   CONTENT_EXTRACTOR,
@@ -6,6 +6,7 @@ import {
   type ExtractOptions,
   type ExtractedPage,
 } from '../extract/content-extractor.port.js';
+import { ExtractionPool } from '../extract/extraction-pool.js';
 import { AddressPolicy } from '../fetch/address-policy.js';
 import { FETCHER, type Fetcher, ROBOTS_POLICY, type RobotsPolicy } from '../fetch/fetcher.port.js';
 import { HostScheduler } from '../fetch/host-scheduler.js';
@@ -13,24 +14,29 @@ import type { WorkOutcome } from '../metering/metering-pipeline.js';
 import { resolveRequest, responseTime } from './crawl-request.js';
 import { DocumentIndexWriter } from './document-index.writer.js';
 import type { CrawlRequestDto } from './dto/crawl-request.dto.js';
-import { Frontier, type PageVisitor } from './frontier.js';
+import { Frontier, type FrontierStop, type PageVisitor } from './frontier.js';
+import { IndexFeed } from './index-feed.js';
 import { linkVisitor } from './link-visitor.js';
 import { normalizeUrl } from './normalize-url.js';
 import { rejectRefusedStart } from './start-failure.js';
 
 const PAGE_TIMEOUT_MS = { basic: 15_000, advanced: 30_000 } as const;
 const DEFAULT_CHUNKS_PER_SOURCE = 3;
-/** Extraction is CPU work: fewer pages at once than map fetches. */
-const CONCURRENCY = 6;
+/** Pages visited at once: at least this many, for the fetches' sake. */
+const MIN_CONCURRENCY = 6;
+/** Per extraction thread: one page extracted, one handed over, and two being fetched. */
+const CONCURRENCY_PER_THREAD = 4;
 
 /**
- * POST /crawl: map's frontier, with every page extracted (CONTENT_EXTRACTOR) instead of only read for links. Pages
- * that fail are left out and not billed. Every extracted page is written to the local search index.
+ * POST /crawl: map's frontier, with every page extracted (CONTENT_EXTRACTOR, HTML on the extraction pool's threads)
+ * instead of only read for links. Pages that fail are left out and not billed. Every extracted page is written to
+ * the local search index as the crawl goes. A crawl cut short by its timeout or its limit says so (`cut_short`).
  */
 @Injectable()
 export class CrawlService {
   private readonly logger = new Logger('Crawl');
   private readonly frontier: Frontier;
+  private readonly concurrency: number;
 
   constructor(
     @Inject(FETCHER) private readonly fetcher: Fetcher,
@@ -39,8 +45,10 @@ export class CrawlService {
     @Inject(CONTENT_EXTRACTOR) private readonly extractor: ContentExtractor,
     private readonly addresses: AddressPolicy,
     private readonly index: DocumentIndexWriter,
+    @Optional() @Inject(ExtractionPool) pool: ExtractionPool | null = null,
   ) {
     this.frontier = new Frontier(fetcher, robots, scheduler);
+    this.concurrency = Math.max(MIN_CONCURRENCY, (pool?.threads ?? 0) * CONCURRENCY_PER_THREAD);
   }
 
   async crawl(body: CrawlRequestDto): Promise<WorkOutcome> {
@@ -59,7 +67,7 @@ export class CrawlService {
     const visitor: PageVisitor<ExtractedPage | null> = async (url, context) => {
       let page: ExtractedPage;
       try {
-        page = await this.extractor.extract(url, { ...options, timeoutMs: context.timeoutMs });
+        page = await this.extractor.extract(url, { ...options, timeoutMs: context.timeoutMs, signal: context.signal });
       } catch (error) {
         // A page with too little text to extract (a list of links, say) still leads somewhere: read its links.
         if (!context.followLinks || context.signal.aborted || !isContentFailure(error)) throw error;
@@ -77,12 +85,20 @@ export class CrawlService {
         payload: page,
       };
     };
-    const plan = { ...request.plan('crawl'), concurrency: CONCURRENCY, pageTimeoutMs: PAGE_TIMEOUT_MS[depth] };
+    const feed = new IndexFeed(this.index, this.logger);
+    const plan = {
+      ...request.plan('crawl'),
+      concurrency: this.concurrency,
+      pageTimeoutMs: PAGE_TIMEOUT_MS[depth],
+      onPage: (page: { visit: { payload: unknown } | null }) => {
+        if (page.visit?.payload) feed.push(page.visit.payload as ExtractedPage);
+      },
+    };
     const outcome = await this.frontier.run(plan, visitor);
+    await feed.drain();
     if (outcome.pages.length === 0) rejectRefusedStart(outcome.startError);
 
     const pages = outcome.pages.flatMap((page) => (page.visit?.payload ? [page.visit.payload] : []));
-    await this.addToIndex(pages);
     const instructions = request.instructions;
     const chunks = body.chunks_per_source ?? DEFAULT_CHUNKS_PER_SOURCE;
     const results = pages.map((page) => ({
@@ -92,21 +108,20 @@ export class CrawlService {
       ...(body.include_favicon ? { favicon: page.favicon } : {}),
     }));
     return {
-      body: { base_url: request.baseUrl, results, response_time: responseTime(startedAt) },
+      body: {
+        base_url: request.baseUrl,
+        results,
+        ...(outcome.stop ? { cut_short: cutShort(outcome.stop) } : {}),
+        response_time: responseTime(startedAt),
+      },
       counts: { pages: results.length, failed_urls: outcome.failed },
     };
   }
+}
 
-  private async addToIndex(pages: readonly ExtractedPage[]): Promise<void> {
-    const fetchedAt = new Date();
-    const documents = pages.flatMap((page) => DocumentIndexWriter.fromPage(page, fetchedAt) ?? []);
-    try {
-      await this.index.upsert(documents);
-    } catch (error) {
-      // The index is a by-product: a crawl the caller asked for is served even when it cannot be recorded.
-      this.logger.warn(`indexing ${documents.length} crawled pages failed: ${(error as Error).message}`);
-    }
-  }
+/** The response's `cut_short`: which limit stopped the crawl (`timeout` or `limit`) and how many pages it left. */
+function cutShort(stop: FrontierStop): { readonly by: FrontierStop['by']; readonly pages_left: number } {
+  return { by: stop.by, pages_left: stop.pagesLeft };
 }
 
 /**

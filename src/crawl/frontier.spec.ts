@@ -223,4 +223,94 @@ describe('Frontier', () => {
       new Set(['/pricing/', '/pricing/enterprise', '/pricing/faq', '/blog/pricing-update', '/docs/billing']),
     );
   });
+
+  describe('pipelined crawl', () => {
+    test('the next level starts while a slow page of this one is still being visited; results stay breadth-first', async () => {
+      const visitor = fakeVisitor(TREE);
+      const finished: string[] = [];
+      const outcome = await frontier().run(plan({ maxDepth: 2, mode: 'crawl', concurrency: 4 }), async (url) => {
+        if (url === `${O}/c/`) await new Promise((resolve) => setTimeout(resolve, 300));
+        const visit = await visitor(url);
+        finished.push(url.slice(O.length));
+        return visit;
+      });
+      // /c/ is still being visited when the pages /a/ and /b/ link to are done.
+      expect(finished.indexOf('/a/1')).toBeLessThan(finished.indexOf('/c/'));
+      expect(finished.indexOf('/b/3')).toBeLessThan(finished.indexOf('/c/'));
+      expect(paths(outcome.pages)).toEqual([
+        '/',
+        '/a/',
+        '/b/',
+        '/c/',
+        '/a/1',
+        '/a/2',
+        '/a/3',
+        '/b/1',
+        '/b/2',
+        '/b/3',
+        '/c/1',
+        '/c/2',
+        '/c/3',
+      ]);
+      expect(outcome.stop).toBeNull();
+    });
+
+    test('with a limit, the same pages as level by level: the first ones found, in order', async () => {
+      const visits: string[] = [];
+      const visitor = fakeVisitor(TREE, {}, visits);
+      const outcome = await frontier().run(plan({ maxDepth: 2, limit: 6, mode: 'crawl' }), async (url) => {
+        // Later pages of a level finish first: the order they are found in still decides.
+        if (url === `${O}/a/`) await new Promise((resolve) => setTimeout(resolve, 100));
+        return visitor(url);
+      });
+      expect(paths(outcome.pages)).toEqual(['/', '/a/', '/b/', '/c/', '/a/1', '/a/2']);
+      expect(visits).toHaveLength(6);
+    });
+
+    test('each page that is a result is handed to onPage as it is visited', async () => {
+      const seen: string[] = [];
+      const outcome = await frontier().run(
+        plan({ maxDepth: 2, mode: 'crawl', onPage: (page) => seen.push(page.url) }),
+        fakeVisitor(TREE),
+      );
+      expect(seen.sort()).toEqual(outcome.pages.map((page) => page.url).sort());
+    });
+  });
+
+  describe('stop: why a run ended with pages left', () => {
+    test('null when every page found was visited', async () => {
+      const outcome = await frontier().run(plan({ maxDepth: 2, mode: 'crawl' }), fakeVisitor(TREE));
+      expect(outcome.stop).toBeNull();
+    });
+
+    test('limit: the pages found beyond it, counted once each', async () => {
+      const outcome = await frontier().run(plan({ maxDepth: 2, limit: 6, mode: 'crawl' }), fakeVisitor(TREE));
+      // 13 pages within depth 2, 6 taken.
+      expect(outcome.stop).toEqual({ by: 'limit', pagesLeft: 7 });
+    });
+
+    test('timeout: pages waiting, and links of visited pages not read yet', async () => {
+      const visitor = fakeVisitor(TREE);
+      const outcome = await frontier().run(
+        plan({ maxDepth: 2, mode: 'crawl', concurrency: 2, deadline: Date.now() + 300 }),
+        async (url) => {
+          // The sections /b/ and /c/ outlast the deadline; /a/ is visited in time.
+          if (url === `${O}/b/` || url === `${O}/c/`)
+            await new Promise((resolve) => setTimeout(resolve, 5_000).unref());
+          return visitor(url);
+        },
+      );
+      expect(outcome.timedOut).toBe(true);
+      expect(paths(outcome.pages)).toEqual(['/', '/a/']);
+      // Left: /b/ and /c/ (cut short: not failed), and /a/1…/a/3 (found, waiting behind them). The links of /b/
+      // and /c/ are not known.
+      expect(outcome.stop).toEqual({ by: 'timeout', pagesLeft: 5 });
+      expect(outcome.failed).toBe(0);
+    });
+
+    test('a map reports the limit too', async () => {
+      const outcome = await frontier().run(plan({ maxDepth: 2, limit: 6 }), fakeVisitor(TREE));
+      expect(outcome.stop).toEqual({ by: 'limit', pagesLeft: 7 });
+    });
+  });
 });

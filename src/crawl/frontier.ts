@@ -21,7 +21,12 @@ import { isAssetUrl } from './url-kinds.js';
  *   directory as depth-1 pages, after the start page's own links.
  * - Politeness: robots.txt is checked for every page before it is listed or fetched; fetches go through the shared
  *   HostScheduler (a few at a time per host, spaced by the site's crawl-delay).
- * - Time: at the deadline, nothing new starts, visits in flight are aborted, and what is done is returned.
+ * - Time: at the deadline, nothing new starts, visits in flight are aborted, and what is done is returned, with
+ *   what was left (`stop`).
+ * - Pipelining (crawl without instructions): the pages of depth d+1 are found from the pages of depth d in their
+ *   order, each parent as soon as it is visited, and visited as soon as they are found; so the next level starts
+ *   while the last pages of this one are still being extracted (the same pages, in the same order, as level by
+ *   level). With instructions a level is ranked as a whole, so it is found once the level before is done.
  * - Redirects: a page is known by its final URL; two URLs that land on one page are one result.
  */
 export interface FrontierPlan {
@@ -40,6 +45,8 @@ export interface FrontierPlan {
   readonly concurrency?: number;
   /** Time for one page visit. Default 15 s (less when the deadline is nearer). */
   readonly pageTimeoutMs?: number;
+  /** Called as each page that can be a result is visited (a crawl indexes its pages as they come). */
+  readonly onPage?: (page: FrontierPage<unknown>) => void;
 }
 
 export interface PageVisit<P> {
@@ -73,11 +80,25 @@ export interface FrontierPage<P> {
   readonly visit: PageVisit<P> | null;
 }
 
+/** Why a run ended before it had every page it found: the limit that stopped it, and what was left. */
+export interface FrontierStop {
+  /** `timeout`: the deadline came first; `limit`: the page limit was reached while more pages were found. */
+  readonly by: 'timeout' | 'limit';
+  /**
+   * Distinct pages found (linked from a visited page within max_depth and max_breadth, or listed in a sitemap, and
+   * passing the filters) that were not visited: waiting at the deadline, not yet read from a visited page's links,
+   * or beyond the limit.
+   */
+  readonly pagesLeft: number;
+}
+
 export interface FrontierOutcome<P> {
   readonly pages: FrontierPage<P>[];
   readonly visited: number;
   readonly failed: number;
   readonly timedOut: boolean;
+  /** Null when the run found nothing more than it visited (within max_depth). */
+  readonly stop: FrontierStop | null;
   /** Why the start page could not be visited (what the visitor threw), if it could not. */
   readonly startError: unknown;
 }
@@ -109,6 +130,13 @@ export class Frontier {
 
 type EntryState = 'pending' | 'visited' | 'failed' | 'duplicate';
 
+interface Candidate {
+  readonly url: string;
+  readonly anchor: string;
+  readonly score: number;
+  readonly order: number;
+}
+
 interface Entry<P> {
   url: string;
   readonly key: string;
@@ -118,6 +146,11 @@ interface Entry<P> {
   readonly listed: boolean;
   state: EntryState;
   visit: PageVisit<P> | null;
+  /** Its links have been read for the next level. */
+  linksRead: boolean;
+  /** Resolves once its visit is over (whatever came of it). */
+  readonly settled: Promise<void>;
+  settle: () => void;
 }
 
 class FrontierRun<P> {
@@ -131,6 +164,11 @@ class FrontierRun<P> {
   private visited = 0;
   private failed = 0;
   private startError: unknown = null;
+  /** Keys of pages found but not taken because the limit was reached. */
+  private readonly overLimit = new Set<string>();
+  /** Workers waiting for the pipelined discovery to add pages (or to end). */
+  private wakers: (() => void)[] = [];
+  private readonly aborted: Promise<void>;
 
   constructor(
     private readonly plan: FrontierPlan,
@@ -146,6 +184,7 @@ class FrontierRun<P> {
       plan.mode === 'map' && this.ranker
         ? Math.min(plan.limit * RANKED_DISCOVERY_FACTOR, MAX_DISCOVERED_PAGES)
         : plan.limit;
+    this.aborted = new Promise((resolve) => this.signal.addEventListener('abort', () => resolve(), { once: true }));
   }
 
   private get signal(): AbortSignal {
@@ -164,25 +203,97 @@ class FrontierRun<P> {
       if (await this.allowedByRobots(start)) {
         this.add(start, 0, '', this.plan.filters.admits(new URL(start)));
       }
-      for (let depth = 0; depth <= this.plan.maxDepth && !this.signal.aborted; depth++) {
-        const level = this.entries.filter((entry) => entry.depth === depth);
-        const visitLevel =
-          this.plan.mode === 'crawl' || (depth < this.plan.maxDepth && (depth === 0 || this.hasRoom()));
-        if (visitLevel) await this.visitAll(level);
-        if (depth >= this.plan.maxDepth || this.signal.aborted) continue;
-        await this.discoverFrom(level, depth + 1);
-        if (depth === 0) await this.addSitemapPages(await sitemapPages);
-      }
+      if (this.plan.mode === 'crawl' && !this.ranker) await this.runPipelined(sitemapPages);
+      else await this.runByLevel(sitemapPages);
+      const timedOut = this.signal.aborted;
       return {
         pages: this.results(),
         visited: this.visited,
         failed: this.failed,
-        timedOut: this.signal.aborted,
+        timedOut,
+        stop: this.stopReason(timedOut),
         startError: this.startError,
       };
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Level by level: every page of a level visited, then the next level found from them (ranked as a whole). */
+  private async runByLevel(sitemapPages: Promise<string[]>): Promise<void> {
+    for (let depth = 0; depth <= this.plan.maxDepth && !this.signal.aborted; depth++) {
+      const level = this.entries.filter((entry) => entry.depth === depth);
+      const visitLevel = this.plan.mode === 'crawl' || (depth < this.plan.maxDepth && (depth === 0 || this.hasRoom()));
+      if (visitLevel) await this.visitAll(level);
+      if (depth >= this.plan.maxDepth || this.signal.aborted) continue;
+      await this.discoverFrom(level, depth + 1);
+      if (depth === 0) await this.addSitemapPages(await sitemapPages);
+    }
+  }
+
+  /**
+   * Visits and discovery at once: `concurrency` workers visit the pages in the order they were found (breadth-first),
+   * while discovery reads the visited pages' links in that same order, each page as soon as its visit is over.
+   */
+  private async runPipelined(sitemapPages: Promise<string[]>): Promise<void> {
+    let discovering = true;
+    let next = 0;
+    const worker = async () => {
+      for (;;) {
+        if (this.signal.aborted) return;
+        if (next < this.entries.length) {
+          const entry = this.entries[next++]!;
+          try {
+            await this.visit(entry);
+          } finally {
+            entry.settle();
+          }
+          continue;
+        }
+        if (!discovering) return;
+        await new Promise<void>((resolve) => this.wakers.push(resolve));
+      }
+    };
+    const discovery = async () => {
+      try {
+        for (let depth = 0; depth < this.plan.maxDepth && !this.signal.aborted; depth++) {
+          // Complete: the discovery of this level (and the sitemap pages, at depth 1) is over.
+          const level = this.entries.filter((entry) => entry.depth === depth);
+          const claimed = new Set<string>();
+          for (const parent of level) {
+            await Promise.race([parent.settled, this.aborted]);
+            if (this.signal.aborted) return;
+            for (const candidate of await this.linksOf(parent, claimed)) this.take(candidate, depth + 1);
+          }
+          if (depth === 0) await this.addSitemapPages(await Promise.race([sitemapPages, this.aborted.then(() => [])]));
+        }
+      } finally {
+        discovering = false;
+        this.wake();
+      }
+    };
+    const workers = Math.max(1, this.plan.concurrency ?? DEFAULT_CONCURRENCY);
+    await Promise.all([discovery(), ...Array.from({ length: workers }, worker)]);
+  }
+
+  private wake(): void {
+    const wakers = this.wakers;
+    this.wakers = [];
+    for (const wake of wakers) wake();
+  }
+
+  /** Adds a found page at `depth` when there is room; remembers it as left over when there is not. */
+  private take(candidate: { url: string; anchor: string }, depth: number): void {
+    if (!this.hasRoom()) {
+      this.overLimit.add(keyOf(candidate.url)!);
+      return;
+    }
+    this.add(candidate.url, depth, candidate.anchor, true);
+  }
+
+  /** A crawl whose limit is reached (a crawl's room never comes back; a map's may, as its pages fail). */
+  private isFull(): boolean {
+    return this.plan.mode === 'crawl' && !this.hasRoom();
   }
 
   /** Room for one more result (map: pages listed and not failed; crawl: pages taken on). */
@@ -198,6 +309,8 @@ class FrontierRun<P> {
 
   private add(url: string, depth: number, anchor: string, listed: boolean): void {
     const key = keyOf(url)!;
+    let settle!: () => void;
+    const settled = new Promise<void>((resolve) => (settle = resolve));
     const entry: Entry<P> = {
       url,
       key,
@@ -206,9 +319,13 @@ class FrontierRun<P> {
       listed,
       state: 'pending',
       visit: null,
+      linksRead: false,
+      settled,
+      settle,
     };
     this.entries.push(entry);
     this.byKey.set(key, entry);
+    this.wake();
   }
 
   private async visitAll(level: Entry<P>[]): Promise<void> {
@@ -217,7 +334,11 @@ class FrontierRun<P> {
     const worker = async () => {
       while (next < level.length && !this.signal.aborted) {
         const entry = level[next++]!;
-        await this.visit(entry);
+        try {
+          await this.visit(entry);
+        } finally {
+          entry.settle();
+        }
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, level.length) }, worker));
@@ -247,8 +368,9 @@ class FrontierRun<P> {
       visit = null;
     }
     if (!visit) {
-      // A visit the deadline cut short leaves a map's page listed (as if at the last level); a crawl drops it.
-      if (this.signal.aborted && this.plan.mode === 'map') return;
+      // A visit the deadline cut short did not fail: the page stays pending (a map lists it, as if at the last level;
+      // a crawl counts it as left).
+      if (this.signal.aborted) return;
       entry.state = 'failed';
       this.failed++;
       return;
@@ -284,58 +406,126 @@ class FrontierRun<P> {
     entry.state = 'visited';
     entry.visit = visit;
     if (visit.linksOnly) this.failed++;
+    else if (this.plan.onPage && this.isResult(entry)) {
+      this.plan.onPage({ url: entry.url, depth: entry.depth, visit: entry.visit });
+    }
+    if (entry.depth < this.plan.maxDepth) this.prefetchRobots(entry);
+  }
+
+  /**
+   * Loads robots.txt of the other sites this page links to, all at once and without waiting: discovery checks its
+   * candidates one by one, and would otherwise wait for each unknown site's robots.txt in turn.
+   */
+  private prefetchRobots(entry: Entry<P>): void {
+    if (!entry.visit || entry.visit.noFollow || this.isFull()) return;
+    const own = new URL(entry.url).origin;
+    const origins = new Map<string, string>();
+    let seen = 0;
+    for (const link of entry.visit.links) {
+      if (seen >= this.plan.maxBreadth) break;
+      let url: URL;
+      try {
+        url = new URL(link.url);
+      } catch {
+        continue;
+      }
+      if (this.byKey.has(keyOf(link.url) ?? '') || isAssetUrl(url) || !this.plan.filters.admits(url)) continue;
+      seen++;
+      if (url.origin !== own && !origins.has(url.origin)) origins.set(url.origin, link.url);
+    }
+    for (const url of origins.values()) void this.allowedByRobots(url);
   }
 
   /** The next level: from each visited page of this one, up to `max_breadth` new links, within the limit. */
   private async discoverFrom(level: Entry<P>[], depth: number): Promise<void> {
-    const chosen: { url: string; anchor: string; score: number }[] = [];
+    const chosen: Candidate[] = [];
     const claimed = new Set<string>();
-    for (const parent of level) {
-      if (parent.state !== 'visited' || !parent.visit || parent.visit.noFollow) continue;
-      const candidates: { url: string; anchor: string; score: number; order: number }[] = [];
-      const candidateKeys = new Set<string>();
-      for (const link of parent.visit.links) {
-        const key = keyOf(link.url);
-        if (!key) continue;
-        const known = this.byKey.get(key);
-        if (known) {
-          if (link.text && known.anchors.length < 10) known.anchors.push(link.text);
-          continue;
-        }
-        if (claimed.has(key) || candidateKeys.has(key)) continue;
-        const url = new URL(link.url);
-        if (isAssetUrl(url) || !this.plan.filters.admits(url)) continue;
-        const score = this.ranker ? this.ranker.linkScore(link.url, link.text) : 0;
-        candidateKeys.add(key);
-        candidates.push({ url: link.url, anchor: link.text, score, order: candidates.length });
-      }
-      if (this.ranker) candidates.sort((a, b) => b.score - a.score || a.order - b.order);
-      let taken = 0;
-      for (const candidate of candidates) {
-        if (taken >= this.plan.maxBreadth) break;
-        if (!(await this.allowedByRobots(candidate.url))) continue;
-        claimed.add(keyOf(candidate.url)!);
-        chosen.push(candidate);
-        taken++;
-      }
-    }
+    for (const parent of level) chosen.push(...(await this.linksOf(parent, claimed)));
     if (this.ranker) {
       const order = new Map(chosen.map((c, i) => [c, i]));
       chosen.sort((a, b) => b.score - a.score || order.get(a)! - order.get(b)!);
     }
-    for (const candidate of chosen) {
-      if (!this.hasRoom()) break;
-      this.add(candidate.url, depth, candidate.anchor, true);
+    for (const candidate of chosen) this.take(candidate, depth);
+  }
+
+  /**
+   * A visited page's links to follow: up to `max_breadth` new ones (not already found, nor `claimed` by an earlier
+   * page of its level) that pass the filters and robots.txt, best first with instructions. Marks the page read.
+   */
+  private async linksOf(parent: Entry<P>, claimed: Set<string>): Promise<Candidate[]> {
+    parent.linksRead = true;
+    if (parent.state !== 'visited' || !parent.visit || parent.visit.noFollow) return [];
+    const candidates = this.candidatesOf(parent.visit, claimed, true);
+    if (this.isFull()) {
+      // A full crawl takes nothing more: its links are only counted as left over (robots.txt not asked).
+      for (const candidate of candidates.slice(0, this.plan.maxBreadth)) this.overLimit.add(keyOf(candidate.url)!);
+      return [];
     }
+    if (this.ranker) candidates.sort((a, b) => b.score - a.score || a.order - b.order);
+    const chosen: Candidate[] = [];
+    for (const candidate of candidates) {
+      if (chosen.length >= this.plan.maxBreadth) break;
+      if (!(await this.allowedByRobots(candidate.url))) continue;
+      claimed.add(keyOf(candidate.url)!);
+      chosen.push(candidate);
+    }
+    return chosen;
+  }
+
+  /** A page's links that are new (unknown, not claimed), pass the filters and are no assets, in page order. */
+  private candidatesOf(visit: PageVisit<P>, claimed: ReadonlySet<string>, noteAnchors: boolean): Candidate[] {
+    const candidates: Candidate[] = [];
+    const candidateKeys = new Set<string>();
+    for (const link of visit.links) {
+      const key = keyOf(link.url);
+      if (!key) continue;
+      const known = this.byKey.get(key);
+      if (known) {
+        if (noteAnchors && link.text && known.anchors.length < 10) known.anchors.push(link.text);
+        continue;
+      }
+      if (claimed.has(key) || candidateKeys.has(key)) continue;
+      const url = new URL(link.url);
+      if (isAssetUrl(url) || !this.plan.filters.admits(url)) continue;
+      const score = this.ranker ? this.ranker.linkScore(link.url, link.text) : 0;
+      candidateKeys.add(key);
+      candidates.push({ url: link.url, anchor: link.text, score, order: candidates.length });
+    }
+    return candidates;
+  }
+
+  /**
+   * Why the run ended with pages left, if it did. At the deadline: the pages found and not visited, those not yet
+   * read from visited pages' links (up to `max_breadth` each, robots.txt not asked), and those beyond the limit.
+   */
+  private stopReason(timedOut: boolean): FrontierStop | null {
+    const overLimit = [...this.overLimit].filter((key) => !this.byKey.has(key));
+    if (!timedOut) return overLimit.length > 0 ? { by: 'limit', pagesLeft: overLimit.length } : null;
+    const left = new Set(overLimit);
+    for (const entry of this.entries) {
+      if (entry.listed && entry.state === 'pending') left.add(entry.key);
+    }
+    for (const entry of this.entries) {
+      if (entry.linksRead || entry.state !== 'visited' || !entry.visit || entry.depth >= this.plan.maxDepth) continue;
+      if (entry.visit.noFollow) continue;
+      const candidates = this.candidatesOf(entry.visit, left, false).slice(0, this.plan.maxBreadth);
+      for (const candidate of candidates) left.add(keyOf(candidate.url)!);
+    }
+    return { by: 'timeout', pagesLeft: left.size };
   }
 
   private async addSitemapPages(urls: string[]): Promise<void> {
     for (const url of urls) {
-      if (!this.hasRoom() || this.signal.aborted) return;
+      if (this.signal.aborted) return;
       const key = keyOf(url);
-      if (!key || this.byKey.has(key) || this.landed.has(key)) continue;
+      if (!key || this.byKey.has(key) || this.landed.has(key) || this.overLimit.has(key)) continue;
       const parsed = new URL(url);
       if (isAssetUrl(parsed) || !this.plan.filters.admits(parsed)) continue;
+      if (!this.hasRoom()) {
+        // Past the limit: counted as left over (robots.txt not asked), not added.
+        this.overLimit.add(key);
+        continue;
+      }
       if (!(await this.allowedByRobots(url))) continue;
       this.add(url, 1, '', true);
     }
@@ -421,14 +611,18 @@ class FrontierRun<P> {
     }
   }
 
-  private results(): FrontierPage<P>[] {
-    const kept = this.entries.filter(
-      (entry) =>
-        entry.listed &&
-        ((entry.state === 'visited' && !entry.visit?.linksOnly) ||
-          (entry.state === 'pending' && this.plan.mode === 'map')) &&
-        (entry.depth === 0 || !isAssetUrl(new URL(entry.url))),
+  /** Whether an entry is one of the results (before ranking and the limit). */
+  private isResult(entry: Entry<P>): boolean {
+    return (
+      entry.listed &&
+      ((entry.state === 'visited' && !entry.visit?.linksOnly) ||
+        (entry.state === 'pending' && this.plan.mode === 'map')) &&
+      (entry.depth === 0 || !isAssetUrl(new URL(entry.url)))
     );
+  }
+
+  private results(): FrontierPage<P>[] {
+    const kept = this.entries.filter((entry) => this.isResult(entry));
     let ordered = kept;
     if (this.ranker) {
       const fields = new Map<string, RelevanceFields>();

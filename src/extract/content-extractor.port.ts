@@ -8,6 +8,8 @@ export interface ExtractOptions {
   readonly query?: string;
   readonly chunksPerSource?: number;
   readonly timeoutMs: number;
+  /** Stops the extraction early (a crawl's deadline); it then rejects. */
+  readonly signal?: AbortSignal;
 }
 
 export interface ExtractedPage {

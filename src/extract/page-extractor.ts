@@ -8,6 +8,7 @@ import {
   type ExtractOptions,
   type ExtractedPage,
 } from './content-extractor.port.js';
+import { ExtractionPool } from './extraction-pool.js';
 import { parseDocument } from './html/dom.js';
 import { extractHtml } from './html/html-page.js';
 import { looksJavaScriptBuilt } from './html/javascript-built.js';
@@ -37,6 +38,8 @@ export class PageExtractor implements ContentExtractor {
     @Inject(FETCHER) private readonly fetcher: Fetcher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() @Inject(PAGE_RENDERER) private readonly renderer: PageRenderer | null = null,
+    // HTML extraction on worker threads; without it (unit tests), inline.
+    @Optional() @Inject(ExtractionPool) private readonly pool: ExtractionPool | null = null,
   ) {}
 
   async extract(url: string, options: ExtractOptions): Promise<ExtractedPage> {
@@ -48,6 +51,10 @@ export class PageExtractor implements ContentExtractor {
         reject(new ExtractError(`Failed to extract content: timed out after ${formatSeconds(options.timeoutMs)}`, url));
       }, options.timeoutMs);
     });
+    // The caller's signal (a crawl's deadline) stops the extraction too.
+    const onCallerAbort = () => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted) onCallerAbort();
+    else options.signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
       const page = await Promise.race([this.extractContent(url, options, controller.signal), deadline]);
       const { content, ...rest } = page;
@@ -64,6 +71,7 @@ export class PageExtractor implements ContentExtractor {
       throw toExtractError(error, url);
     } finally {
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onCallerAbort);
     }
   }
 
@@ -97,7 +105,10 @@ export class PageExtractor implements ContentExtractor {
         this.logger.warn(`rendering ${url} failed, using the static HTML: ${(error as Error).message}`);
       }
     }
-    const page = extractHtml(html, url, { depth: options.depth, format: options.format });
+    const htmlOptions = { depth: options.depth, format: options.format } as const;
+    const page = this.pool
+      ? await this.pool.extract(html, url, htmlOptions, signal)
+      : extractHtml(html, url, htmlOptions);
     return {
       url,
       title: page.title,

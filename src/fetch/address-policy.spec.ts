@@ -113,6 +113,14 @@ describe('AddressPolicy', () => {
       expect(allow.checkHost('[::1]')).toBeNull();
     });
 
+    it('tells the hosts it names, by name or by address (the hosts an operator runs)', () => {
+      const allow = new AddressPolicy(['127.0.0.1', '10.0.0.0/8', 'intranet.test', '*.corp.test']);
+      for (const host of ['127.0.0.1', '10.2.3.4', 'intranet.test', 'wiki.corp.test', 'INTRANET.test.'])
+        expect([host, allow.isAllowListed(host)]).toEqual([host, true]);
+      for (const host of ['127.0.0.2', 'example.com', '[::1]', 'corp.test.example'])
+        expect([host, allow.isAllowListed(host)]).toEqual([host, false]);
+    });
+
     it('ignores blank entries', () => {
       expect(new AddressPolicy(['', ' ']).checkHost('127.0.0.1')?.reason).toBe('loopback');
     });

@@ -142,6 +142,11 @@ export class AddressPolicy {
     return false;
   }
 
+  /** Whether the allow-list names this host, by name or (an IP literal) by address: a host the operator runs. */
+  isAllowListed(hostname: string): boolean {
+    return this.isHostAllowListed(hostname) || this.isAddressAllowListed(bareHost(hostname));
+  }
+
   /** Whether the allow-list covers this IP address. */
   isAddressAllowListed(address: string): boolean {
     if (this.ranges.length === 0 || !ipaddr.isValid(address)) return false;

@@ -24,7 +24,17 @@ import { SafeFetcher } from './safe-fetcher.js';
       inject: [FETCHER, APP_CONFIG],
       useFactory: (fetcher: Fetcher, config: AppConfig) => new RobotsTxtPolicy(fetcher, config.fetchUserAgent),
     },
-    { provide: HostScheduler, useFactory: () => new HostScheduler() },
+    {
+      provide: HostScheduler,
+      inject: [SafeFetcher, APP_CONFIG],
+      useFactory: (fetcher: SafeFetcher, config: AppConfig) => {
+        const owned = config.fetchOwnedHostConcurrency;
+        // Hosts the operator runs (named in FETCH_ALLOW_HOSTS) may take more requests at once, when configured.
+        return new HostScheduler(
+          owned === null ? {} : { concurrencyFor: (host) => (fetcher.policy.isAllowListed(host) ? owned : null) },
+        );
+      },
+    },
   ],
   exports: [FETCHER, ROBOTS_POLICY, HostScheduler],
 })

@@ -32,6 +32,22 @@ describe('HostScheduler', () => {
     expect(scheduler.inFlight('http://a.test/')).toBe(0);
   });
 
+  it('lets the hosts concurrencyFor names take more tasks at once; every other host keeps the default', async () => {
+    const scheduler = new HostScheduler({
+      maxConcurrentPerHost: 2,
+      concurrencyFor: (hostname) => (hostname === 'own.test' ? 5 : null),
+    });
+    const gate = deferred();
+    const runs = ['own.test:8080', 'other.test'].flatMap((host) =>
+      Array.from({ length: 6 }, () => scheduler.run(`http://${host}/`, () => gate.promise)),
+    );
+    await sleep(5);
+    expect(scheduler.inFlight('http://own.test:8080/')).toBe(5);
+    expect(scheduler.inFlight('http://other.test/')).toBe(2);
+    gate.resolve();
+    await Promise.all(runs);
+  });
+
   it('passes on a task failure and frees the slot', async () => {
     const scheduler = new HostScheduler({ maxConcurrentPerHost: 1 });
     await expect(scheduler.run('http://a.test/', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');

@@ -3,6 +3,11 @@ export interface HostSchedulerOptions {
   readonly maxConcurrentPerHost?: number;
   /** Least time between the starts of two tasks at one host, in ms. Default 0. */
   readonly delayMs?: number;
+  /**
+   * Tasks in flight at one host, for the hosts this names (by host name, no port); null: maxConcurrentPerHost.
+   * For hosts the operator runs (FETCH_OWNED_HOST_CONCURRENCY for the hosts of FETCH_ALLOW_HOSTS).
+   */
+  readonly concurrencyFor?: (hostname: string) => number | null;
 }
 
 export interface ScheduleOptions {
@@ -18,6 +23,7 @@ interface Waiter {
 }
 
 interface HostState {
+  readonly maxConcurrent: number;
   inFlight: number;
   lastStart: number;
   delayMs: number;
@@ -33,10 +39,12 @@ export class HostScheduler {
   private readonly hosts = new Map<string, HostState>();
   private readonly maxConcurrent: number;
   private readonly defaultDelayMs: number;
+  private readonly concurrencyFor: ((hostname: string) => number | null) | undefined;
 
   constructor(options: HostSchedulerOptions = {}) {
     this.maxConcurrent = Math.max(1, options.maxConcurrentPerHost ?? 4);
     this.defaultDelayMs = Math.max(0, options.delayMs ?? 0);
+    this.concurrencyFor = options.concurrencyFor;
   }
 
   /** Runs `task` once `url`'s host has a free slot and its delay has passed; resolves or rejects as the task does. */
@@ -44,7 +52,7 @@ export class HostScheduler {
     const key = hostKey(url);
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
-    const state = this.state(key);
+    const state = this.state(key, url);
     return new Promise<T>((resolve, reject) => {
       const onAbort = () => {
         const index = state.queue.indexOf(waiter);
@@ -79,10 +87,12 @@ export class HostScheduler {
     return this.hosts.get(hostKey(url))?.inFlight ?? 0;
   }
 
-  private state(key: string): HostState {
+  private state(key: string, url: string): HostState {
     let state = this.hosts.get(key);
     if (!state) {
-      state = { inFlight: 0, lastStart: 0, delayMs: 0, queue: [], timer: undefined };
+      const own = this.concurrencyFor?.(hostnameOf(url)) ?? null;
+      const maxConcurrent = own === null ? this.maxConcurrent : Math.max(1, own);
+      state = { maxConcurrent, inFlight: 0, lastStart: 0, delayMs: 0, queue: [], timer: undefined };
       this.hosts.set(key, state);
     }
     return state;
@@ -90,7 +100,7 @@ export class HostScheduler {
 
   private pump(key: string, state: HostState): void {
     if (state.timer) return;
-    while (state.queue.length > 0 && state.inFlight < this.maxConcurrent) {
+    while (state.queue.length > 0 && state.inFlight < state.maxConcurrent) {
       const next = state.queue[0]!;
       state.delayMs = next.delayMs;
       const wait = state.lastStart + next.delayMs - Date.now();
@@ -120,6 +130,14 @@ export class HostScheduler {
       else this.pump(key, state);
     }, remaining);
     state.timer.unref();
+  }
+}
+
+function hostnameOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return '';
   }
 }
 

@@ -339,6 +339,26 @@ export const CRAWL_RESPONSE: ObjectSchema = object(
       ),
       'The pages extracted.',
     ),
+    cut_short: object(
+      {
+        by: enumOf(
+          ['timeout', 'limit'],
+          '`timeout`: the time ran out (the pages extracted by then are returned); `limit`: `limit` pages were ' +
+            'taken and more were found.',
+        ),
+        pages_left: integer(
+          'Pages found (linked within max_depth and max_breadth, or in a sitemap, and passing the filters) and ' +
+            'not crawled.',
+          { minimum: 0 },
+        ),
+      },
+      ['by', 'pages_left'],
+      {
+        description:
+          'Present when the crawl stopped before it had every page it found: the limit that stopped it, and how ' +
+          'many pages were left.',
+      },
+    ),
     response_time: number('Seconds the call took.'),
     request_id: string('Identifies this request.'),
     usage: ref('Usage'),
