@@ -9,6 +9,12 @@ import { IDEMPOTENCY_STORE } from './idempotency/idempotency.store.js';
 import { MemoryIdempotencyStore } from './idempotency/memory-idempotency.store.js';
 import { RedisIdempotencyStore } from './idempotency/redis-idempotency.store.js';
 import { InflightCalls } from './inflight-calls.js';
+import { counterKeys } from './counter-keys.js';
+import type { CreditCounters } from './counters/credit-counters.js';
+import { CreditLeases } from './leases/credit-leases.js';
+import { CounterQuotaGate, QUOTA_GATE } from './leases/quota-gate.js';
+import { RateLeases } from './leases/rate-leases.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MeteredInterceptor } from './metered.decorator.js';
 import { MeteringPipeline } from './metering-pipeline.js';
 import { OrgPlansService } from './org-plans.service.js';
@@ -27,6 +33,28 @@ import { UsageController } from './usage.controller.js';
     InflightCalls,
     OrgPlansService,
     RateLimiterService,
+    {
+      provide: RateLeases,
+      inject: [REDIS, RateLimiterService],
+      useFactory: (redis: RedisClient | null, limiter: RateLimiterService) => new RateLeases(redis, limiter),
+    },
+    {
+      // Redis: credit leases, given back before the node leaves. Embedded: the in-process counters.
+      provide: QUOTA_GATE,
+      inject: [REDIS, CREDIT_COUNTERS, InflightCalls, APP_CONFIG],
+      useFactory: (redis: RedisClient | null, counters: CreditCounters, inflight: InflightCalls, config: AppConfig) => {
+        if (!redis) return new CounterQuotaGate(counters);
+        const leases = new CreditLeases({
+          redis,
+          counters,
+          journalKey: inflight.journalKey,
+          leasesKey: (orgId, month) => counterKeys.leases(config.redisPrefix, orgId, month),
+        });
+        inflight.beforeLeaving(() => leases.returnAll());
+        inflight.onLapse(() => leases.retireAll());
+        return leases;
+      },
+    },
     {
       provide: CREDIT_COUNTERS,
       inject: [REDIS],
