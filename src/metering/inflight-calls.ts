@@ -180,11 +180,11 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
       released += 1;
     }
     if ((await redis.hLen(journal)) === 0) await redis.sRem(this.nodesKey(), node);
-    if (leases > 0) this.logger.log(`settled ${leases} credit lease(s) of stopped node ${node}`);
-    if (calls.size > 0) {
+    if (calls.size > 0 || leases > 0) {
       this.logger.log(
         `settled ${calls.size} call(s) left in flight by stopped node ${node}: ` +
-          `${charged} charged (kept), ${released} not charged (reservations released)`,
+          `${charged} charged (kept), ${released} not charged (reservations released); ` +
+          `${leases} credit lease(s) settled from the ledger (charged credits kept, the rest given back)`,
       );
     }
     return calls.size + leases;
