@@ -149,7 +149,7 @@ class Account {
   refill: Promise<Refill> | null = null;
   want = INITIAL_LEASE;
   lastGrantAt = 0;
-  /** The charged total and the other leases outstanding, as of this node's last look at Redis. */
+  /** The charged total, as of this node's last look at Redis. */
   lastUsed = 0;
   constructor(
     readonly quotaKey: string,
@@ -262,7 +262,7 @@ export class CreditLeases implements QuotaGate {
     };
     return {
       chargeId,
-      used: lease.account.lastGrantAt ? this.usedEstimate(lease.account) : 0,
+      used: this.usedEstimate(lease.account),
       charged: async (credits: number, chargedAt: () => Promise<Position | null>) => {
         if (done) return this.usedEstimate(lease.account);
         // The rest of the reservation goes back to the lease (an overrun, which pricing never makes, is taken too).
@@ -275,7 +275,10 @@ export class CreditLeases implements QuotaGate {
         finish();
         try {
           const used = await settled;
-          if (used >= 0) return used;
+          if (used >= 0) {
+            lease.account.lastUsed = used;
+            return used;
+          }
           if (used === -2) {
             this.retire(lease);
             this.settleLost(chargeId, lease.account.quotaKey, credits, request.seed, chargedAt);
@@ -295,9 +298,9 @@ export class CreditLeases implements QuotaGate {
     };
   }
 
-  /** Charged and settled, as of this node's last look, with what this node holds. */
+  /** The charged total as of this node's last look at Redis, and what this node's calls hold. */
   private usedEstimate(account: Account): number {
-    return account.lastUsed + account.leases.reduce((sum, l) => sum + (l.retired ? 0 : l.size - l.available), 0);
+    return account.lastUsed + account.leases.reduce((sum, l) => sum + l.holding, 0);
   }
 
   private startRefill(account: Account, request: QuotaRequest, blocking: boolean): Promise<Refill> {
@@ -348,7 +351,7 @@ export class CreditLeases implements QuotaGate {
           return { granted: false, amount: request.amount, used: a! + b! };
         }
         account.lastGrantAt = Date.now();
-        account.lastUsed = b! + c!;
+        account.lastUsed = b!;
         account.leases.push(new Lease(id, account, a!, a!, request.allowance, now + this.leaseMs));
         return { granted: true, amount: request.amount, used: b! + c! };
       }
