@@ -77,6 +77,7 @@ const ORGS = env('BENCH_ORGS', 50);
 const IN_FLIGHT = env('BENCH_IN_FLIGHT', 1000);
 const LEDGER_RATE = env('BENCH_LEDGER_RATE', 1000);
 const LEDGER_SECONDS = env('BENCH_LEDGER_SECONDS', 10);
+const PROJECTION_GATHER_MS = env('BENCH_PROJECTION_GATHER_MS', 20); // the service's default PROJECTION_GATHER_MS
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const POOL_SIZE = 10; // the service's default DATABASE_POOL_SIZE
 const ACTOR: Actor = { type: 'operator', id: 'bench' };
@@ -621,6 +622,7 @@ async function ledger(): Promise<void> {
     runner = new ProjectionRunner(db, store, {
       checkpointName: READ_MODELS_CHECKPOINT,
       projectors: READ_MODEL_PROJECTORS,
+      gatherMs: PROJECTION_GATHER_MS,
     });
     runner.onEvents((events) => {
       const now = performance.now();

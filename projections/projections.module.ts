@@ -18,12 +18,13 @@ import { ReadYourWrites } from './read-your-writes.js';
   providers: [
     {
       provide: ProjectionRunner,
-      inject: [Database, EVENT_STORE],
-      useFactory: (db: Database, store: EventStore) => {
+      inject: [Database, EVENT_STORE, APP_CONFIG],
+      useFactory: (db: Database, store: EventStore, config: AppConfig) => {
         const logger = new Logger('Projections');
         return new ProjectionRunner(db, store, {
           checkpointName: READ_MODELS_CHECKPOINT,
           projectors: READ_MODEL_PROJECTORS,
+          gatherMs: config.projectionGatherMs,
           onError: (error) => logger.error(`projection batch failed: ${(error as Error).message}`),
         });
       },
