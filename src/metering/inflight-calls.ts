@@ -7,11 +7,9 @@ import {
   type OnApplicationShutdown,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { ProjectionRunner } from '../../projections/projection-runner.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { Database } from '../database/database.js';
-import { EVENT_STORE, type EventStore, START } from '../event-store/event-store.port.js';
 import { REDIS, type RedisClient } from '../redis/redis.module.js';
+import { CHARGED_TOTALS, type ChargedTotals } from './charged-totals.port.js';
 import { counterKeys } from './counter-keys.js';
 import type { CounterJournal } from './counters/credit-counters.js';
 import { isLeaseJournalCall, leaseIdOf } from './leases/credit-leases.js';
@@ -69,9 +67,7 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient | null,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly db: Database,
-    private readonly projections: ProjectionRunner,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CHARGED_TOTALS) private readonly totals: ChargedTotals,
   ) {}
 
   /** The node's journal (a Redis hash), where credit leases are noted too. */
@@ -128,9 +124,7 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
 
   /** Whether a charge is in the ledger (the read models, once they include every stored event). */
   async isCharged(chargeId: string): Promise<boolean> {
-    await this.caughtUp();
-    const { rows } = await this.db.query('SELECT 1 FROM ledger_entries WHERE charge_id = $1', [chargeId]);
-    return rows.length > 0;
+    return (await this.totals.chargePosition(chargeId)) !== null;
   }
 
   /** Settles the journals of every dead node; returns how many calls it settled. */
@@ -202,19 +196,8 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
   }
 
   /** The credits charged from a lease: its charges' ids start with the lease's id. */
-  private async chargedByLease(leaseId: string, orgId: string, month: string): Promise<number> {
-    await this.caughtUp();
-    const { rows } = await this.db.query<{ credits: string | null }>(
-      `SELECT sum(credits) AS credits FROM ledger_entries
-       WHERE org_id = $1 AND billing_month = $2 AND key_environment = 'live' AND charge_id LIKE $3`,
-      [orgId, month, `${leaseId}%`],
-    );
-    return Math.round(Number(rows[0]?.credits ?? 0));
-  }
-
-  private async caughtUp(): Promise<void> {
-    const head = await this.store.headPosition();
-    if (head !== START) await this.projections.waitFor(head, this.config.projectionWaitTimeoutMs);
+  private chargedByLease(leaseId: string, orgId: string, month: string): Promise<number> {
+    return this.totals.leaseCredits(leaseId, orgId, month);
   }
 
   /** Renews the lease, and the membership (in case Redis lost its data and the node set with it). */
