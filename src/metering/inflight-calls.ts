@@ -118,7 +118,9 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
   }
 
   async isAlive(nodeId: string): Promise<boolean> {
-    if (!this.redis || nodeId === this.nodeId) return true;
+    if (nodeId === this.nodeId) return true;
+    // Without Redis one process serves (its limits are in-process): another node's call is of a process that ended.
+    if (!this.redis) return false;
     return (await this.redis.exists(this.heartbeatKey(nodeId))) === 1;
   }
 
