@@ -28,9 +28,9 @@ import { Database, quoteIdent } from '../src/database/database.js';
 import { migrate } from '../src/database/migrator.js';
 import { projectRoot } from '../src/database/project-root.js';
 import { type BeirDataset, readBeirDataset } from '../src/search/eval/beir-dataset.js';
+import { beirIndexedDocument, judgedSearchRequest as request } from '../src/search/eval/beir-index.js';
 import { mean, ndcgAt } from '../src/search/eval/retrieval-metrics.js';
 import { LocalIndexProvider } from '../src/search/providers/local-index.provider.js';
-import type { ProviderSearchRequest } from '../src/search/providers/search-provider.port.js';
 import { type BenchReport, type Figure, figuresTable } from './bench-support.js';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -54,17 +54,7 @@ function beirDir(): string | null {
 
 function beirDocuments(dataset: BeirDataset): IndexedDocument[] {
   const now = new Date();
-  return dataset.corpus.map((doc) => ({
-    url: BEIR_URL_PREFIX + encodeURIComponent(doc.id),
-    title: doc.title || null,
-    content: doc.text,
-    publishedDate: null,
-    language: 'en',
-    favicon: null,
-    images: [],
-    structuredData: [],
-    fetchedAt: now,
-  }));
+  return dataset.corpus.map((doc) => beirIndexedDocument(doc, BEIR_URL_PREFIX, now));
 }
 
 const FUNCTION_WORDS = (
@@ -226,20 +216,6 @@ function queries(words: readonly string[], count: number, seed: number): { zipf:
     ),
   };
 }
-
-const request = (query: string, depth: 'basic' | 'advanced', maxResults: number): ProviderSearchRequest => ({
-  query,
-  depth,
-  maxResults,
-  topic: 'general',
-  from: null,
-  to: null,
-  includeDomains: [],
-  excludeDomains: [],
-  requiredPhrases: [],
-  chunksPerSource: 3,
-  country: null,
-});
 
 interface Measured {
   p50: number;

@@ -17,8 +17,8 @@ import { Database, quoteIdent } from '../../database/database.js';
 import { EmbeddedPostgres } from '../../database/embedded-postgres.js';
 import { migrate } from '../../database/migrator.js';
 import { LocalIndexProvider } from '../providers/local-index.provider.js';
-import type { ProviderSearchRequest } from '../providers/search-provider.port.js';
 import { type BeirDataset, readBeirDataset } from './beir-dataset.js';
+import { beirIndexedDocument, judgedSearchRequest as request } from './beir-index.js';
 import { mean, ndcgAt, recallAt, reciprocalRankAt } from './retrieval-metrics.js';
 
 type Depth = 'basic' | 'advanced';
@@ -54,20 +54,6 @@ function parseArgs(argv: readonly string[]): { dir: string; depths: Depth[]; que
   return { dir, depths, queries };
 }
 
-export const request = (query: string, depth: Depth, maxResults: number): ProviderSearchRequest => ({
-  query,
-  depth,
-  maxResults,
-  topic: 'general',
-  from: null,
-  to: null,
-  includeDomains: [],
-  excludeDomains: [],
-  requiredPhrases: [],
-  chunksPerSource: 3,
-  country: null,
-});
-
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
 }
@@ -77,17 +63,9 @@ async function indexCorpus(db: Database, dataset: BeirDataset): Promise<number> 
   const fetchedAt = new Date();
   const started = performance.now();
   for (let i = 0; i < dataset.corpus.length; i += WRITE_BATCH) {
-    const batch: IndexedDocument[] = dataset.corpus.slice(i, i + WRITE_BATCH).map((doc) => ({
-      url: URL_PREFIX + encodeURIComponent(doc.id),
-      title: doc.title || null,
-      content: doc.text,
-      publishedDate: null,
-      language: 'en',
-      favicon: null,
-      images: [],
-      structuredData: [],
-      fetchedAt,
-    }));
+    const batch: IndexedDocument[] = dataset.corpus
+      .slice(i, i + WRITE_BATCH)
+      .map((doc) => beirIndexedDocument(doc, URL_PREFIX, fetchedAt));
     await writer.upsert(batch);
   }
   await db.query('VACUUM ANALYZE documents');

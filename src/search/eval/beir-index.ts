@@ -1,0 +1,41 @@
+import type { IndexedDocument } from '../../crawl/document-index.writer.js';
+import type { ProviderSearchRequest } from '../providers/search-provider.port.js';
+import type { BeirDataset } from './beir-dataset.js';
+
+/** A BEIR corpus document as the index stores it: its id under `urlPrefix`, so that a hit's URL names the judged id. */
+export function beirIndexedDocument(
+  doc: BeirDataset['corpus'][number],
+  urlPrefix: string,
+  fetchedAt: Date,
+): IndexedDocument {
+  return {
+    url: urlPrefix + encodeURIComponent(doc.id),
+    title: doc.title || null,
+    content: doc.text,
+    publishedDate: null,
+    language: 'en',
+    favicon: null,
+    images: [],
+    structuredData: [],
+    fetchedAt,
+  };
+}
+
+/** A plain web search of the local index, as a judged query asks it. */
+export const judgedSearchRequest = (
+  query: string,
+  depth: 'basic' | 'advanced',
+  maxResults: number,
+): ProviderSearchRequest => ({
+  query,
+  depth,
+  maxResults,
+  topic: 'general',
+  from: null,
+  to: null,
+  includeDomains: [],
+  excludeDomains: [],
+  requiredPhrases: [],
+  chunksPerSource: 3,
+  country: null,
+});
