@@ -82,15 +82,17 @@ describe('operating the service: /healthz, /readyz, /metrics', () => {
   });
 
   test('GET /readyz answers 200 with every check ok once the projections have caught up', async () => {
+    // The node answers ready before its projector has taken the leadership (a follower is ready): wait for both.
+    const runner = node.app.get(ProjectionRunner);
     const ready = await eventually(
       () => getJson(`${node.url}/readyz`),
-      (r) => r.status === 200,
+      (r) => r.status === 200 && runner.hasCaughtUp,
     );
     expect(ready).toEqual({
       status: 200,
       body: { status: 'ready', checks: { database: 'ok', redis: 'ok', event_store: 'ok', projections: 'ok' } },
     });
-    expect(node.app.get(ProjectionRunner).hasCaughtUp).toBe(true);
+    expect(runner.hasCaughtUp).toBe(true);
   });
 
   test('GET /metrics counts requests by method, route pattern and status, never by raw URL', async () => {
