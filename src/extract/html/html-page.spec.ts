@@ -34,6 +34,23 @@ describe('main content', () => {
     }
   });
 
+  test('a page whose content is its links (a table of contents) keeps them, rather than ending up empty', () => {
+    const sections = ['Models and databases', 'Handling HTTP requests', 'Working with forms', 'Templates', 'Testing'];
+    const toc = sections
+      .map(
+        (title, i) =>
+          `<li><a href="/topics/s${i}/">${title}</a><ul>` +
+          [1, 2, 3].map((n) => `<li><a href="/topics/s${i}/p${n}.html">${title}, part ${n}</a></li>`).join('') +
+          '</ul></li>',
+      )
+      .join('');
+    const html = `<!doctype html><html><head><title>Using the framework</title></head><body>
+      <div class="document"><div class="body"><h1>Using the framework</h1><div class="toctree"><ul>${toc}</ul></div>
+      </div></div></body></html>`;
+    const result = extractHtml(html, `${ORIGIN}/topics/index.html`, { depth: 'basic', format: 'text' });
+    for (const title of sections) expect(result.content).toContain(`${title}, part 2`);
+  });
+
   test('text format: paragraphs and headings as plain lines, no markup', () => {
     const { content } = extract('harbour-news.html', { format: 'text' });
     expect(content).toContain('\n\nWhat the plan involves\n\n');

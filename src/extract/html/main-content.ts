@@ -136,6 +136,9 @@ function fallbackContent(document: DomDocument, depth: ExtractDepth): DomElement
 const LINK_BLOCK_DENSITY = 0.7;
 /** The same for a single paragraph or list item: a whole linked headline ("READ MORE: ..."). */
 const LINK_PARAGRAPH_DENSITY = 0.8;
+/** Link blocks stay when removing them would leave under this much text, and less than this share of theirs. */
+const LINK_HUB_MIN_TEXT = 200;
+const LINK_HUB_SHARE = 0.25;
 
 const LINK_BLOCKS = new Set(['ul', 'ol', 'dl', 'div', 'section', 'p', 'li']);
 
@@ -150,9 +153,11 @@ interface LinkStats {
 /**
  * Removes blocks of the content that are mostly links: teaser lists and "related" paragraphs that Readability
  * keeps when they sit inside the story's container. One walk, innermost blocks first (a list goes before its
- * wrapper is weighed); lengths are of whitespace-collapsed text.
+ * wrapper is weighed); lengths are of whitespace-collapsed text. A page whose content is its links (a table of
+ * contents, a site index) would be left with nothing: then the links are the content, and stay.
  */
 function removeLinkBlocks(root: DomElement): void {
+  const blocks: DomElement[] = [];
   const visit = (node: DomNode, inLink: boolean): LinkStats => {
     if (node.nodeType === TEXT_NODE) {
       const length = normalizeSpace(node.textContent).length;
@@ -175,12 +180,16 @@ function removeLinkBlocks(root: DomElement): void {
     const single = tag === 'p' || tag === 'li';
     const threshold = single ? LINK_PARAGRAPH_DENSITY : LINK_BLOCK_DENSITY;
     if ((stats.links >= 2 || single) && stats.linkLength / stats.length >= threshold) {
-      node.remove();
+      blocks.push(node);
       return { length: 0, linkLength: 0, links: 0, embed: false };
     }
     return stats;
   };
-  visit(root, false);
+  const left = visit(root, false).length;
+  if (blocks.length === 0) return;
+  const removed = normalizeSpace(root.textContent).length - left;
+  if (left < LINK_HUB_MIN_TEXT && left < removed * LINK_HUB_SHARE) return;
+  for (const block of blocks) block.remove();
 }
 
 function applyDepth(root: DomElement, depth: ExtractDepth): void {
