@@ -11,7 +11,7 @@ export interface Figure {
   /** value / baseline.value, or for `added` latencies value - baseline.value (in the figure's unit). */
   readonly ratio?: number;
   readonly added?: number;
-  /** The target of issue 8, as text, and whether this run reached it. */
+  /** The target (issues 8 and 13), as text, and whether this run reached it. */
   readonly target?: string;
   readonly met?: boolean;
 }

@@ -25,7 +25,7 @@ import 'reflect-metadata';
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -77,6 +77,7 @@ const ORGS = env('BENCH_ORGS', 50);
 const IN_FLIGHT = env('BENCH_IN_FLIGHT', 1000);
 const LEDGER_RATE = env('BENCH_LEDGER_RATE', 1000);
 const LEDGER_SECONDS = env('BENCH_LEDGER_SECONDS', 10);
+const PROJECTION_GATHER_MS = env('BENCH_PROJECTION_GATHER_MS', 0); // the service's default PROJECTION_GATHER_MS
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const POOL_SIZE = 10; // the service's default DATABASE_POOL_SIZE
 const ACTOR: Actor = { type: 'operator', id: 'bench' };
@@ -621,6 +622,7 @@ async function ledger(): Promise<void> {
     runner = new ProjectionRunner(db, store, {
       checkpointName: READ_MODELS_CHECKPOINT,
       projectors: READ_MODEL_PROJECTORS,
+      gatherMs: PROJECTION_GATHER_MS,
     });
     runner.onEvents((events) => {
       const now = performance.now();
@@ -717,6 +719,10 @@ function modeFigures(r: ModeResult): Figure[] {
   const { saturation: sat, fixedRate: fixed } = r;
   const bench = `metering (${r.mode})`;
   const throughputRatio = sat.metered.requestsPerSecond / sat.unmetered.requestsPerSecond;
+  // Issue 13's goals: throughput ≥ 0.80× unmetered in services mode (0.60× embedded), p99 added at the fixed rate
+  // < 5 ms, machine CPU per metered request ≤ 2× unmetered.
+  const throughputTarget = r.mode === 'services' ? 0.8 : 0.6;
+  const machineRatio = sat.metered.machineCpuMicros / sat.unmetered.machineCpuMicros;
   return [
     {
       bench,
@@ -725,8 +731,8 @@ function modeFigures(r: ModeResult): Figure[] {
       unit: 'req/s',
       baseline: { label: 'unmetered', value: sat.unmetered.requestsPerSecond },
       ratio: throughputRatio,
-      target: '≥ 0.80×',
-      met: throughputRatio >= 0.8,
+      target: `≥ ${throughputTarget.toFixed(2)}×`,
+      met: throughputRatio >= throughputTarget,
     },
     {
       bench,
@@ -743,8 +749,6 @@ function modeFigures(r: ModeResult): Figure[] {
       unit: 'ms',
       baseline: { label: 'unmetered', value: sat.unmetered.p99 },
       added: sat.metered.p99 - sat.unmetered.p99,
-      target: '< +2 ms',
-      met: sat.metered.p99 - sat.unmetered.p99 < 2,
     },
     {
       bench,
@@ -761,8 +765,8 @@ function modeFigures(r: ModeResult): Figure[] {
       unit: 'ms',
       baseline: { label: 'unmetered', value: fixed.unmetered.p99 },
       added: fixed.metered.p99 - fixed.unmetered.p99,
-      target: '< +2 ms',
-      met: fixed.metered.p99 - fixed.unmetered.p99 < 2,
+      target: '< +5 ms',
+      met: fixed.metered.p99 - fixed.unmetered.p99 < 5,
     },
     {
       bench,
@@ -778,7 +782,9 @@ function modeFigures(r: ModeResult): Figure[] {
       value: sat.metered.machineCpuMicros,
       unit: 'µs',
       baseline: { label: 'unmetered', value: sat.unmetered.machineCpuMicros },
-      ratio: sat.metered.machineCpuMicros / sat.unmetered.machineCpuMicros,
+      ratio: machineRatio,
+      target: '≤ 2.00×',
+      met: machineRatio <= 2,
     },
     {
       bench,
@@ -802,8 +808,8 @@ function ledgerFigures(r: LedgerResult): Figure[] {
       unit: 'charges/s',
       baseline: { label: 'one append per charge', value: r.unbatched.chargesPerSecond },
       ratio: r.groupCommit.chargesPerSecond / r.unbatched.chargesPerSecond,
-      target: '≥ 10,000/s',
-      met: r.groupCommit.chargesPerSecond >= 10_000,
+      target: '≥ 15,000/s',
+      met: r.groupCommit.chargesPerSecond >= 15_000,
     },
     {
       bench,
@@ -832,8 +838,8 @@ function ledgerFigures(r: LedgerResult): Figure[] {
       measure: `projection lag p99 at ${Math.round(r.steady.achievedRate)} charges/s`,
       value: r.steady.lagP99,
       unit: 'ms',
-      target: '< 200 ms',
-      met: r.steady.lagP99 < 200,
+      target: '< 100 ms',
+      met: r.steady.lagP99 < 100,
     },
     {
       bench,
@@ -896,7 +902,20 @@ async function main(): Promise<void> {
   }
   out();
   out(figuresTable(figures));
-  out(JSON.stringify({ bench: 'metering', figures, details } satisfies BenchReport));
+  const targets = figures.filter((f) => f.target !== undefined);
+  out();
+  out(`targets: ${targets.filter((f) => f.met).length} of ${targets.length} met`);
+  for (const f of targets.filter((t) => !t.met)) out(`  MISSED: ${f.bench}, ${f.measure} (${f.target})`);
+  const report: BenchReport = { bench: 'metering', figures, details };
+  // Recorded in bench/results (the run-all runner records its own runs there too).
+  if (!process.env.BENCH_NO_RECORD) {
+    const directory = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bench', 'results');
+    await mkdir(directory, { recursive: true });
+    const file = path.join(directory, `metering-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    await writeFile(file, `${JSON.stringify({ ...report, parts }, null, 2)}\n`);
+    log(`recorded in ${path.relative(process.cwd(), file)}`);
+  }
+  out(JSON.stringify(report));
 }
 
 function summary(r: LoadResult) {

@@ -31,7 +31,7 @@ async function runBench(name: BenchName, scratch: string): Promise<Run> {
   const child = spawn(
     process.execPath,
     ['--import', path.join(here, 'rss-probe.js'), path.join(here, `${name}.bench.js`)],
-    { env: { ...process.env, BENCH_RSS_FILE: rssFile }, stdio: ['ignore', 'pipe', 'inherit'] },
+    { env: { ...process.env, BENCH_RSS_FILE: rssFile, BENCH_NO_RECORD: '1' }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => {

@@ -9,6 +9,8 @@ import {
 import { APP_CONFIG, type AppConfig } from '../src/config/app-config.js';
 import { Database } from '../src/database/database.js';
 import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
+import { CHARGED_TOTALS } from '../src/metering/charged-totals.port.js';
+import { ProjectedChargedTotals } from './projected-charged-totals.js';
 import { ProjectionRunner } from './projection-runner.js';
 import { READ_MODEL_PROJECTORS, READ_MODELS_CHECKPOINT } from './read-models/index.js';
 import { ReadYourWrites } from './read-your-writes.js';
@@ -18,19 +20,26 @@ import { ReadYourWrites } from './read-your-writes.js';
   providers: [
     {
       provide: ProjectionRunner,
-      inject: [Database, EVENT_STORE],
-      useFactory: (db: Database, store: EventStore) => {
+      inject: [Database, EVENT_STORE, APP_CONFIG],
+      useFactory: (db: Database, store: EventStore, config: AppConfig) => {
         const logger = new Logger('Projections');
         return new ProjectionRunner(db, store, {
           checkpointName: READ_MODELS_CHECKPOINT,
           projectors: READ_MODEL_PROJECTORS,
+          gatherMs: config.projectionGatherMs,
           onError: (error) => logger.error(`projection batch failed: ${(error as Error).message}`),
         });
       },
     },
+    {
+      provide: CHARGED_TOTALS,
+      inject: [Database, ProjectionRunner, EVENT_STORE, APP_CONFIG],
+      useFactory: (db: Database, runner: ProjectionRunner, store: EventStore, config: AppConfig) =>
+        new ProjectedChargedTotals(db, runner, store, config.projectionWaitTimeoutMs),
+    },
     ReadYourWrites,
   ],
-  exports: [ProjectionRunner, ReadYourWrites],
+  exports: [ProjectionRunner, ReadYourWrites, CHARGED_TOTALS],
 })
 export class ProjectionsModule implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../test/support/test-database.js';
 import { type Actor, toNewEvent } from '../src/event-store/domain-event.js';
-import { START } from '../src/event-store/event-store.port.js';
+import { START, comparePositions } from '../src/event-store/event-store.port.js';
 import { PostgresEventStore } from '../src/event-store/postgres/postgres-event-store.js';
 import { type KeyCreated, keyStream } from '../src/keys/events/key.events.js';
 import { type CreditsCharged, chargesStream } from '../src/metering/events/credits-charged.event.js';
@@ -207,6 +207,56 @@ describe('read-model projections', () => {
       expect(totals.rows).toEqual([{ credits: '6.0000', requests: '2' }]);
     } finally {
       await second.stop();
+    }
+  });
+});
+
+describe('a projector that gathers appends (gatherMs)', () => {
+  let database: TestDatabase;
+  let store: PostgresEventStore;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    store = await PostgresEventStore.create(database.db, { pollIntervalMs: 20 });
+  });
+  afterAll(async () => {
+    await store.close();
+    await database.drop();
+  });
+
+  const created = (orgId: string) => {
+    const event: OrganizationCreated = {
+      type: 'OrganizationCreated',
+      data: { org_id: orgId, name: `Org ${orgId.slice(0, 8)}`, plan: 'free', created_by: null, ...planLimits('free') },
+    };
+    return toNewEvent(event, actor);
+  };
+
+  test('appends made while it waits after a live batch are applied together, in one batch', async () => {
+    const batches: number[] = [];
+    const runner = new ProjectionRunner(database.db, store, {
+      ...options,
+      leaderRetryMs: 50,
+      gatherMs: 1000,
+      onBatch: (applied) => batches.push(applied),
+    });
+    runner.start();
+    try {
+      const first = randomUUID();
+      const head = await store.appendToStream(organizationStream(first), [created(first)], 'no_stream');
+      await runner.waitFor(head.position, 10_000);
+      const appliedBefore = batches.length;
+      const orgs = Array.from({ length: 5 }, () => randomUUID());
+      const results = await Promise.all(
+        orgs.map((orgId) => store.appendToStream(organizationStream(orgId), [created(orgId)], 'no_stream')),
+      );
+      const last = results.map((r) => r.position).reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b));
+      await runner.waitFor(last, 10_000);
+      expect(batches.slice(appliedBefore)).toEqual([5]);
+      const count = await database.db.query(`SELECT count(*)::int AS n FROM organizations`);
+      expect(count.rows[0]).toEqual({ n: 6 });
+    } finally {
+      await runner.stop();
     }
   });
 });

@@ -12,7 +12,7 @@ import { EVENT_STORE, type EventStore, type Position, isAtOrAfter } from '../src
 import { PostgresEventStore } from '../src/event-store/postgres/postgres-event-store.js';
 import { billingMonth, counterKeys } from '../src/metering/counter-keys.js';
 import { type CreditsCharged, chargesStream } from '../src/metering/events/credits-charged.event.js';
-import { type LedgerVerifyReport, verifyLedger } from '../src/metering/ledger/verify-ledger.js';
+import { type LedgerVerifyReport, verifyLedger } from '../projections/verify-ledger.js';
 import { REDIS, type RedisClient } from '../src/redis/redis.module.js';
 import { SmtpSink } from './support/smtp-sink.js';
 import { type TestApp, call, dropSchema, setUpOrganization, signIn, startTestApp } from './support/test-app.js';

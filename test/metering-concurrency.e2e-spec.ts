@@ -5,7 +5,7 @@ import { Database } from '../src/database/database.js';
 import { EVENT_STORE, type EventStore, START } from '../src/event-store/event-store.port.js';
 import { counterKeys } from '../src/metering/counter-keys.js';
 import { CREDIT_COUNTERS, type CreditCounters } from '../src/metering/counters/credit-counters.js';
-import { verifyLedger } from '../src/metering/ledger/verify-ledger.js';
+import { verifyLedger } from '../projections/verify-ledger.js';
 import { REDIS, type RedisClient } from '../src/redis/redis.module.js';
 import { changePlan, chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { MeteredTestRoutesModule } from './support/metered-test-routes.js';

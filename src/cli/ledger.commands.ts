@@ -1,4 +1,4 @@
-import { type LedgerVerifyReport, verifyLedger } from '../metering/ledger/verify-ledger.js';
+import { type LedgerVerifyReport, verifyLedger } from '../../projections/verify-ledger.js';
 import { REDIS, type RedisClient } from '../redis/redis.module.js';
 import { JSON_FLAG, parseCommandArgs } from './args.js';
 import type { CliContext } from './cli-context.js';

@@ -148,6 +148,13 @@ export class EnvironmentVariables {
   @IsBoolean()
   RUN_PROJECTIONS?: boolean;
 
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  PROJECTION_GATHER_MS?: number;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
@@ -279,6 +286,8 @@ export interface AppConfig {
   readonly readyMaxProjectionLagMs: number;
   /** Whether this process competes to run the projector (one node at a time runs it). */
   readonly runProjections: boolean;
+  /** How long the projector, woken by an append, gathers further events before applying them in one transaction. */
+  readonly projectionGatherMs: number;
   /** Hosts, IP addresses or CIDRs the fetcher may reach despite the SSRF rules (tests: 127.0.0.1). */
   readonly fetchAllowHosts: readonly string[];
   readonly fetchUserAgent: string;
@@ -357,6 +366,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     projectionWaitTimeoutMs: vars.PROJECTION_WAIT_TIMEOUT_MS ?? 10000,
     readyMaxProjectionLagMs: vars.READY_MAX_PROJECTION_LAG_MS ?? 30000,
     runProjections: vars.RUN_PROJECTIONS ?? true,
+    projectionGatherMs: vars.PROJECTION_GATHER_MS ?? 0,
     fetchAllowHosts: (vars.FETCH_ALLOW_HOSTS ?? '')
       .split(',')
       .map((h) => h.trim())

@@ -5,6 +5,8 @@
  */
 export const counterKeys = {
   quota: (prefix: string, orgId: string, month: string) => `${prefix}quota:${orgId}:${month}`,
+  /** Credit leases of an organization's month: outstanding credits per lease (see CreditLeases). */
+  leases: (prefix: string, orgId: string, month: string) => `${prefix}leases:${orgId}:${month}`,
   units: (prefix: string, orgId: string, month: string, environment: string, priceClass: string) =>
     `${prefix}units:${orgId}:${month}:${environment}:${priceClass}`,
 };

@@ -7,12 +7,12 @@ import {
   type OnApplicationShutdown,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { ProjectionRunner } from '../../projections/projection-runner.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { Database } from '../database/database.js';
-import { EVENT_STORE, type EventStore, START } from '../event-store/event-store.port.js';
 import { REDIS, type RedisClient } from '../redis/redis.module.js';
+import { CHARGED_TOTALS, type ChargedTotals } from './charged-totals.port.js';
+import { counterKeys } from './counter-keys.js';
 import type { CounterJournal } from './counters/credit-counters.js';
+import { isLeaseJournalCall, leaseIdOf } from './leases/credit-leases.js';
 
 /** A node is dead once its heartbeat is this old; it renews it every HEARTBEAT_MS. */
 export const NODE_LEASE_MS = 10_000;
@@ -25,6 +25,23 @@ const RELEASE = `
 if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
 if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('INCRBY', KEYS[2], ARGV[2]) end
 return 1`;
+
+/**
+ * Settles one lease of a dead node exactly once: KEYS[1] the journal, KEYS[2] the leases, KEYS[3] the counter; ARGV[1]
+ * the journal field, ARGV[2] the lease field, ARGV[3] what the ledger shows the lease charged. The journal holds what
+ * was granted (less what was given back), the lease what is outstanding: what was charged but not settled yet goes
+ * to the counter (unless the counter is missing: seeded from the ledger, it has it), the rest is given back.
+ */
+const RELEASE_LEASE = `
+local granted = redis.call('HGET', KEYS[1], ARGV[1])
+if not granted then return -1 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+local outstanding = redis.call('HGET', KEYS[2], ARGV[2])
+if not outstanding then return 0 end
+redis.call('HDEL', KEYS[2], ARGV[2])
+local unsettled = tonumber(ARGV[3]) - (tonumber(granted) - tonumber(outstanding))
+if unsettled > 0 and redis.call('EXISTS', KEYS[3]) == 1 then redis.call('INCRBY', KEYS[3], unsettled) end
+return unsettled`;
 
 /**
  * The metered calls in flight on each node, so that a node that dies (SIGKILL, OOM, lost machine) leaves neither
@@ -40,20 +57,32 @@ return 1`;
 export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
   readonly nodeId = randomUUID();
   private readonly logger = new Logger('InflightCalls');
-  private readonly journalKey: string;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private beats = 0;
+  private readonly leaving: (() => Promise<void>)[] = [];
+  private readonly lapsed: (() => void)[] = [];
 
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient | null,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly db: Database,
-    private readonly projections: ProjectionRunner,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-  ) {
-    this.journalKey = this.journalOf(this.nodeId);
+    @Inject(CHARGED_TOTALS) private readonly totals: ChargedTotals,
+  ) {}
+
+  /** The node's journal (a Redis hash), where credit leases are noted too. */
+  get journalKey(): string {
+    return this.journalOf(this.nodeId);
+  }
+
+  /** Run on a clean stop before the node leaves (credit leases are given back). */
+  beforeLeaving(hook: () => Promise<void>): void {
+    this.leaving.push(hook);
+  }
+
+  /** Called when this node finds its heartbeat had lapsed (others may have settled its journal). */
+  onLapse(hook: () => void): void {
+    this.lapsed.push(hook);
   }
 
   /** Where the counters note the changes of call `chargeId` (null without Redis). */
@@ -78,6 +107,7 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
   async onApplicationShutdown(): Promise<void> {
     if (!this.redis?.isReady) return;
     try {
+      for (const hook of this.leaving) await hook();
       if ((await this.redis.hLen(this.journalKey)) === 0) {
         await this.redis.sRem(this.nodesKey(), this.nodeId);
         await this.redis.del(this.heartbeatKey(this.nodeId));
@@ -88,16 +118,15 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
   }
 
   async isAlive(nodeId: string): Promise<boolean> {
-    if (!this.redis || nodeId === this.nodeId) return true;
+    if (nodeId === this.nodeId) return true;
+    // Without Redis one process serves (its limits are in-process): another node's call is of a process that ended.
+    if (!this.redis) return false;
     return (await this.redis.exists(this.heartbeatKey(nodeId))) === 1;
   }
 
   /** Whether a charge is in the ledger (the read models, once they include every stored event). */
   async isCharged(chargeId: string): Promise<boolean> {
-    const head = await this.store.headPosition();
-    if (head !== START) await this.projections.waitFor(head, this.config.projectionWaitTimeoutMs);
-    const { rows } = await this.db.query('SELECT 1 FROM ledger_entries WHERE charge_id = $1', [chargeId]);
-    return rows.length > 0;
+    return (await this.totals.chargePosition(chargeId)) !== null;
   }
 
   /** Settles the journals of every dead node; returns how many calls it settled. */
@@ -116,9 +145,15 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
     const journal = this.journalOf(node);
     const entries = await redis.hGetAll(journal);
     const calls = new Map<string, { field: string; counter: string; amount: number }[]>();
+    let leases = 0;
     for (const [field, value] of Object.entries(entries)) {
       const bar = field.indexOf('|');
       const call = field.slice(0, bar);
+      if (isLeaseJournalCall(call)) {
+        await this.settleLease(journal, field, leaseIdOf(call), field.slice(bar + 1));
+        leases += 1;
+        continue;
+      }
       calls.set(call, [...(calls.get(call) ?? []), { field, counter: field.slice(bar + 1), amount: Number(value) }]);
     }
     let charged = 0;
@@ -141,13 +176,30 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
       released += 1;
     }
     if ((await redis.hLen(journal)) === 0) await redis.sRem(this.nodesKey(), node);
-    if (calls.size > 0) {
+    if (calls.size > 0 || leases > 0) {
       this.logger.log(
         `settled ${calls.size} call(s) left in flight by stopped node ${node}: ` +
-          `${charged} charged (kept), ${released} not charged (reservations released)`,
+          `${charged} charged (kept), ${released} not charged (reservations released); ` +
+          `${leases} credit lease(s) settled from the ledger (charged credits kept, the rest given back)`,
       );
     }
-    return calls.size;
+    return calls.size + leases;
+  }
+
+  /** A dead node's lease: what the ledger shows it charged stays counted, the rest goes back. */
+  private async settleLease(journal: string, field: string, leaseId: string, leasesKey: string): Promise<void> {
+    const [orgId, month] = leasesKey.slice(`${this.config.redisPrefix}leases:`.length).split(':');
+    const quotaKey = counterKeys.quota(this.config.redisPrefix, orgId!, month!);
+    const charged = await this.chargedByLease(leaseId, orgId!, month!);
+    await this.redis!.eval(RELEASE_LEASE, {
+      keys: [journal, leasesKey, quotaKey],
+      arguments: [field, leaseId, String(charged)],
+    });
+  }
+
+  /** The credits charged from a lease: its charges' ids start with the lease's id. */
+  private chargedByLease(leaseId: string, orgId: string, month: string): Promise<number> {
+    return this.totals.leaseCredits(leaseId, orgId, month);
   }
 
   /** Renews the lease, and the membership (in case Redis lost its data and the node set with it). */
@@ -157,6 +209,7 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
       .sAdd(this.nodesKey(), this.nodeId)
       .exec();
     if (this.beats++ > 0 && previous === null) {
+      for (const hook of this.lapsed) hook();
       this.logger.warn(
         `this node's lease lapsed (Redis unreachable or lost its data, or the process stalled for ${NODE_LEASE_MS} ms): ` +
           'other nodes may have settled the calls it had in flight',

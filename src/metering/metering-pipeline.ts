@@ -8,14 +8,7 @@ import type { KeyRecord } from '../keys/key-record.js';
 import { ChargeWriter } from './charge-writer.js';
 import { billingMonth, counterKeys } from './counter-keys.js';
 import { CounterSeeds } from './counters/counter-seeds.js';
-import {
-  CREDIT_COUNTERS,
-  type CounterJournal,
-  type CreditCounters,
-  type Reservation,
-  type Seed,
-  type SettledChange,
-} from './counters/credit-counters.js';
+import { CREDIT_COUNTERS, type CreditCounters, type Seed, type SettledChange } from './counters/credit-counters.js';
 import type { CreditsCharged, PriceItem } from './events/credits-charged.event.js';
 import {
   type ClaimOwner,
@@ -25,11 +18,13 @@ import {
 } from './idempotency/idempotency.store.js';
 import { requestFingerprint } from './idempotency/request-fingerprint.js';
 import { InflightCalls } from './inflight-calls.js';
+import { QUOTA_GATE, type QuotaGate, type QuotaHold } from './leases/quota-gate.js';
+import { RateLeases } from './leases/rate-leases.js';
 import type { MeteredOperationSpec, UsageCounts } from './metered-operation.js';
 import { MESSAGES, MeteringException } from './metering.errors.js';
 import { type OrgPlan, OrgPlansService } from './org-plans.service.js';
 import { creditsForUnits, maximumCredits } from './pricing.js';
-import { type RateLimitDecision, RateLimiterService } from './rate-limiter.service.js';
+import type { RateLimitDecision } from './rate-limiter.service.js';
 import { settleUnknownCharge } from './unknown-charge.js';
 
 /** A data-plane call as it reaches the pipeline, from a REST route or an MCP tool call. */
@@ -60,14 +55,50 @@ export type MeteredResponse = StoredResponse & { readonly headers: Record<string
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
+/** A live call's quota: its counter, its reservation once made. */
+interface Quota {
+  /** Live keys reserve; test keys only show the organization's live usage. */
+  readonly live: boolean;
+  readonly key: string;
+  readonly limit: number;
+  readonly seed: Seed;
+  hold: QuotaHold | null;
+}
+
+/** What a call is charged, the counters of its units, and its answer. */
+interface Priced {
+  readonly charge: CreditsCharged;
+  readonly units: SettledChange[];
+  readonly response: MeteredResponse;
+}
+
+/** An admitted call: who calls, its rate-limit headers, its month and (live keys) its quota. */
+interface Admitted {
+  readonly caller: Caller;
+  readonly headers: Record<string, string>;
+  readonly month: string;
+  readonly quota: Quota;
+  /** Its Idempotency-Key, claimed (null without one). */
+  claim: Claimed | null;
+  /** Set when the charge's outcome is unknown: the claim stays until that is settled. */
+  keepClaim: boolean;
+}
+
+interface Claimed {
+  readonly key: string;
+  readonly fingerprint: string;
+  owner: ClaimOwner;
+}
+
 /**
- * The one metering pipeline of the data plane. In order: API key (401), scope and depth (403), rate limit (429),
- * idempotency (replay, 409, 422), quota reservation of the most the call can cost (402), the work, the actual price,
- * settlement, and the CreditsCharged event, durable before the response. A failure of the work, or of recording
- * the charge, bills nothing and gives the reservation back. Every counter change is journaled per node until the
- * charge is durable, and an idempotent call notes its response before its charge is appended, so that the calls of
- * a node that dies are settled by the others (see InflightCalls): a crash may lose a response, never a charge, and
- * never bills twice.
+ * The one metering pipeline of the data plane, as the steps `execute` names: admit (API key 401, scope and depth
+ * 403, rate limit 429), claim the Idempotency-Key (replay, 409, 422), reserve the most the call can cost (402), the
+ * work, its price, the charge (CreditsCharged, durable before the response), and settling the counters. A failure
+ * of the work, or of recording the charge, bills nothing and gives the reservation back. Live credits come from
+ * this node's credit lease (CreditLeases), so a call that fits it does no network I/O before its work; units
+ * counters are journaled per call until the charge is durable, and an idempotent call notes its response before
+ * its charge is appended, so that the calls of a node that dies are settled by the others (see InflightCalls): a
+ * crash may lose a response, never a charge, and never bills twice.
  */
 @Injectable()
 export class MeteringPipeline {
@@ -76,178 +107,209 @@ export class MeteringPipeline {
   constructor(
     private readonly keys: KeyLookupService,
     private readonly plans: OrgPlansService,
-    private readonly rateLimiter: RateLimiterService,
+    private readonly rateLimits: RateLeases,
     private readonly seeds: CounterSeeds,
     private readonly charges: ChargeWriter,
     @Inject(CREDIT_COUNTERS) private readonly counters: CreditCounters,
+    @Inject(QUOTA_GATE) private readonly quotas: QuotaGate,
     @Inject(IDEMPOTENCY_STORE) private readonly idempotency: IdempotencyStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly inflight: InflightCalls,
   ) {}
 
   async execute(call: MeteredCall, work: (caller: Caller) => Promise<WorkOutcome>): Promise<MeteredResponse> {
-    const caller = await this.authenticate(call.apiKey);
-    this.authorize(caller.key, call.spec, call.body);
-    const month = billingMonth(new Date());
-    const quotaKey = counterKeys.quota(this.config.redisPrefix, caller.key.orgId, month);
-    const limit = caller.plan.monthlyCreditAllowance;
-    const live = caller.key.environment === 'live';
-    const seedCredits = () => this.seeds.liveCredits(caller.key.orgId, month);
-    const creditHeaders = (used: number) => usageHeaders(limit, used);
-    const chargeId = randomUUID();
-    const journal = this.inflight.journal(chargeId);
-    // A live call without an Idempotency-Key goes from the rate limit straight to the reservation: where the counters
-    // can (Redis), one atomic step does both, one round trip instead of two. Otherwise they are two steps.
-    const admitted =
-      live && !call.idempotencyKey
-        ? await this.rateLimitAndReserve(call, caller, quotaKey, seedCredits, journal)
-        : null;
-    const { headers: rateHeaders } = admitted ?? (await this.rateLimit(caller));
-
-    const idempotency = call.idempotencyKey ? await this.claimIdempotency(call, caller, rateHeaders, chargeId) : null;
-    if (idempotency && 'replay' in idempotency) return idempotency.replay;
-    /** Set when the call's charge outcome is unknown: its Idempotency-Key stays claimed until that is settled. */
-    let claimKept = false;
+    const admitted = await this.admit(call);
+    const replay = await this.claim(call, admitted);
+    if (replay) return replay;
     try {
-      const estimate = admitted?.estimate ?? maximumCredits(call.spec.estimate(call.body));
-      let reserved = 0;
-      let usedAfterReservation = 0;
-      if (live) {
-        const reservation =
-          admitted?.reservation ?? (await this.counters.reserve(quotaKey, estimate, limit, seedCredits, journal));
-        if (!reservation.ok) {
-          throw MeteringException.of(
-            402,
-            MESSAGES.quotaExhausted,
-            { ...rateHeaders, ...creditHeaders(reservation.used) },
-            {
-              credits_used: reservation.used,
-              credits_limit: limit,
-            },
-          );
-        }
-        reserved = estimate;
-        usedAfterReservation = reservation.used;
-      }
-
-      let outcome: WorkOutcome;
-      try {
-        outcome = await work(caller);
-      } catch (error) {
-        const used = live ? await this.counters.adjust(quotaKey, -reserved, journal) : null;
-        throw MeteringException.withHeaders(error, {
-          ...rateHeaders,
-          ...creditHeaders(used ?? (await this.counters.read(quotaKey, seedCredits))),
-        });
-      }
-
-      const price = call.spec.price(call.body, outcome.counts);
-      const items: PriceItem[] = [...price.items];
-      let unitsKey: string | null = null;
-      let seedUnits: Seed | null = null;
-      if (price.units) {
-        let unitCredits = 0;
-        if (price.units.count > 0) {
-          const units = price.units;
-          unitsKey = counterKeys.units(
-            this.config.redisPrefix,
-            caller.key.orgId,
-            month,
-            caller.key.environment,
-            units.price_class,
-          );
-          seedUnits = () => this.seeds.units(caller.key.orgId, month, caller.key.environment, units.price_class);
-          const total = await this.counters.increment(unitsKey, units.count, seedUnits, journal);
-          unitCredits = creditsForUnits(units, total);
-        }
-        items.push({ item: price.units.price_class, credits: unitCredits });
-      }
-      const credits = items.reduce((sum, item) => sum + item.credits, 0);
-      // Most calls cost exactly what was reserved: then there is nothing to settle, and no round trip to Redis.
-      const settled = !live
-        ? null
-        : credits === reserved
-          ? usedAfterReservation
-          : await this.counters.adjust(quotaKey, credits - reserved, journal);
-      const used = settled ?? (await this.counters.read(quotaKey, seedCredits));
-
-      const charge: CreditsCharged = {
-        type: 'CreditsCharged',
-        data: {
-          charge_id: chargeId,
-          org_id: caller.key.orgId,
-          project_id: caller.key.projectId,
-          key_id: caller.key.keyId,
-          key_environment: caller.key.environment,
-          operation: call.spec.operation,
-          channel: call.channel,
-          depth: call.spec.depth(call.body),
-          credits,
-          request_id: call.requestId,
-          idempotency_key: call.idempotencyKey,
-          billing_month: month,
-          counts: outcome.counts,
-          pricing: { items, units: price.units },
-        },
-      };
-      const body: Record<string, unknown> = { ...outcome.body };
-      body.request_id ??= call.requestId;
-      if (call.body.include_usage === true) body.usage = { credits, breakdown: items };
-      const response: MeteredResponse = { status: 200, body, headers: { ...rateHeaders, ...creditHeaders(used) } };
-
-      // What the charge adds to each counter once durable (the counters hold it already, unless Redis lost them).
-      const changes: SettledChange[] = [
-        ...(live ? [{ key: quotaKey, amount: credits, seed: seedCredits }] : []),
-        ...(unitsKey && seedUnits && price.units
-          ? [{ key: unitsKey, amount: price.units.count, seed: seedUnits }]
-          : []),
-      ];
-      let appending = false;
-      try {
-        // What a retry replays if this node dies once the charge is durable but before `complete`.
-        if (idempotency) {
-          await this.idempotency.prepare(idempotency.key, idempotency.fingerprint, idempotency.owner, response);
-        }
-        appending = true;
-        await this.charges.append(charge, { type: 'api_key', id: caller.key.keyId });
-      } catch (error) {
-        if (appending && isUnavailableDependency(error)) {
-          // The store went away during the append: it may have committed. Hold on to everything until it can say.
-          this.logger.error(
-            `a charge's outcome is unknown, settled once the store answers: ${(error as Error).message}`,
-          );
-          settleUnknownCharge(
-            {
-              counters: this.counters,
-              idempotency: this.idempotency,
-              chargePosition: (id) => this.seeds.chargePosition(id),
-              logger: this.logger,
-            },
-            { chargeId, journal, changes, idempotency: idempotency ? { ...idempotency, response } : null },
-          );
-          claimKept = true;
-          throw MeteringException.of(503, MESSAGES.chargeUnknown, { ...rateHeaders, ...creditHeaders(used) });
-        }
-        this.logger.error(`recording a charge failed, the call is not served: ${(error as Error).message}`);
-        if (live) await this.counters.adjust(quotaKey, -credits, journal).catch(() => null);
-        if (unitsKey && price.units)
-          await this.counters.adjust(unitsKey, -price.units.count, journal).catch(() => null);
-        throw MeteringException.of(503, MESSAGES.chargeFailed, {
-          ...rateHeaders,
-          ...creditHeaders(used - (live ? credits : 0)),
-        });
-      }
-      // Durable: the counters hold what the ledger holds. (If this fails, the sweep after this node stops does it.)
-      // Not awaited: nothing below depends on it, and the answer need not wait for one more round trip to Redis.
-      void this.counters
-        .settle(journal, changes, () => this.seeds.durableChargePosition(chargeId))
-        .catch((error: unknown) => this.logger.warn(`settling the counters failed: ${(error as Error).message}`));
-      if (idempotency) await this.idempotency.complete(idempotency.key, idempotency.fingerprint, response);
-      return response;
+      await this.reserve(call, admitted);
+      const outcome = await this.work(admitted, work);
+      const priced = await this.price(call, admitted, outcome);
+      await this.charge(admitted, priced);
+      return await this.settle(admitted, priced);
     } catch (error) {
-      if (idempotency && !claimKept) await this.idempotency.release(idempotency.key).catch(() => {});
+      if (admitted.claim && !admitted.keepClaim) await this.idempotency.release(admitted.claim.key).catch(() => {});
       throw error;
     }
+  }
+
+  /** The key (401), its scope and depth (403), the rate limit (429). */
+  private async admit(call: MeteredCall): Promise<Admitted> {
+    const caller = await this.authenticate(call.apiKey);
+    this.authorize(caller.key, call.spec, call.body);
+    const { headers } = await this.rateLimit(caller);
+    const month = billingMonth(new Date());
+    const { orgId, environment } = caller.key;
+    const quota: Quota = {
+      live: environment === 'live',
+      key: counterKeys.quota(this.config.redisPrefix, orgId, month),
+      limit: caller.plan.monthlyCreditAllowance,
+      seed: () => this.seeds.liveCredits(orgId, month),
+      hold: null,
+    };
+    return { caller, headers, month, quota, claim: null, keepClaim: false };
+  }
+
+  /** The Idempotency-Key: a replay answers at once; otherwise the key is this call's until it is done. */
+  private async claim(call: MeteredCall, admitted: Admitted): Promise<MeteredResponse | null> {
+    if (!call.idempotencyKey) return null;
+    const claimed = await this.claimIdempotency(call, admitted.caller, admitted.headers, randomUUID());
+    if ('replay' in claimed) return claimed.replay;
+    admitted.claim = claimed;
+    return null;
+  }
+
+  /** The most the call can cost, from the allowance (402). */
+  private async reserve(call: MeteredCall, admitted: Admitted): Promise<void> {
+    const { quota, caller, month } = admitted;
+    if (!quota.live) return;
+    const amount = maximumCredits(call.spec.estimate(call.body));
+    const request = {
+      key: quota.key,
+      orgId: caller.key.orgId,
+      month,
+      allowance: quota.limit,
+      amount,
+      seed: quota.seed,
+    };
+    const admission = await this.quotas.reserve(request);
+    if (!admission.ok) {
+      const used = admission.used;
+      const headers = { ...admitted.headers, ...usageHeaders(quota.limit, used) };
+      throw MeteringException.of(402, MESSAGES.quotaExhausted, headers, {
+        credits_used: used,
+        credits_limit: quota.limit,
+      });
+    }
+    quota.hold = admission.hold;
+  }
+
+  /** The work; if it fails, the reservation goes back and the error gets the usage headers. */
+  private async work(admitted: Admitted, work: (caller: Caller) => Promise<WorkOutcome>): Promise<WorkOutcome> {
+    try {
+      return await work(admitted.caller);
+    } catch (error) {
+      const used = await this.releaseQuota(admitted);
+      throw MeteringException.withHeaders(error, { ...admitted.headers, ...used });
+    }
+  }
+
+  /** What the call costs (volume prices count its units first), its CreditsCharged and its answer. */
+  private async price(call: MeteredCall, admitted: Admitted, outcome: WorkOutcome): Promise<Priced> {
+    const { caller, month, quota } = admitted;
+    const chargeId = quota.hold?.chargeId ?? admitted.claim?.owner.charge ?? randomUUID();
+    const price = call.spec.price(call.body, outcome.counts);
+    const items: PriceItem[] = [...price.items];
+    const units: SettledChange[] = [];
+    if (price.units) {
+      let unitCredits = 0;
+      const { count, price_class: priceClass } = price.units;
+      if (count > 0) {
+        const { orgId, environment } = caller.key;
+        const key = counterKeys.units(this.config.redisPrefix, orgId, month, environment, priceClass);
+        const seed = () => this.seeds.units(orgId, month, environment, priceClass);
+        const total = await this.counters.increment(key, count, seed, this.inflight.journal(chargeId));
+        unitCredits = creditsForUnits(price.units, total);
+        units.push({ key, amount: count, seed });
+      }
+      items.push({ item: priceClass, credits: unitCredits });
+    }
+    const credits = items.reduce((sum, item) => sum + item.credits, 0);
+    const charge: CreditsCharged = {
+      type: 'CreditsCharged',
+      data: {
+        charge_id: chargeId,
+        org_id: caller.key.orgId,
+        project_id: caller.key.projectId,
+        key_id: caller.key.keyId,
+        key_environment: caller.key.environment,
+        operation: call.spec.operation,
+        channel: call.channel,
+        depth: call.spec.depth(call.body),
+        credits,
+        request_id: call.requestId,
+        idempotency_key: call.idempotencyKey,
+        billing_month: month,
+        counts: outcome.counts,
+        pricing: { items, units: price.units },
+      },
+    };
+    const body: Record<string, unknown> = { ...outcome.body };
+    body.request_id ??= call.requestId;
+    if (call.body.include_usage === true) body.usage = { credits, breakdown: items };
+    const headers = { ...admitted.headers, ...(quota.hold ? usageHeaders(quota.limit, quota.hold.used) : {}) };
+    return { charge, units, response: { status: 200, body, headers } };
+  }
+
+  /**
+   * The charge, durable before the answer (an idempotent call notes its answer first, for a retry to replay should
+   * this node die). Not recorded: 503, nothing billed, everything given back. Outcome unknown (the store went away
+   * during the append): 503, and everything is held until the ledger can say (settleUnknownCharge).
+   */
+  private async charge(admitted: Admitted, priced: Priced): Promise<void> {
+    const { claim, caller } = admitted;
+    const journal = this.inflight.journal(priced.charge.data.charge_id);
+    let appending = false;
+    try {
+      if (claim) {
+        claim.owner = { ...claim.owner, charge: priced.charge.data.charge_id };
+        await this.idempotency.prepare(claim.key, claim.fingerprint, claim.owner, priced.response);
+      }
+      appending = true;
+      await this.charges.append(priced.charge, { type: 'api_key', id: caller.key.keyId });
+    } catch (error) {
+      const headers = { ...admitted.headers };
+      if (appending && isUnavailableDependency(error)) {
+        this.logger.error(`a charge's outcome is unknown, settled once the store answers: ${(error as Error).message}`);
+        const { charge_id: chargeId, credits } = priced.charge.data;
+        const idempotency = claim ? { ...claim, response: priced.response } : null;
+        const deps = {
+          counters: this.counters,
+          idempotency: this.idempotency,
+          chargePosition: (id: string) => this.seeds.chargePosition(id),
+          logger: this.logger,
+        };
+        const hold = admitted.quota.hold;
+        settleUnknownCharge(deps, { chargeId, journal, credits, hold, changes: priced.units, idempotency });
+        admitted.keepClaim = true;
+        throw MeteringException.of(503, MESSAGES.chargeUnknown, headers);
+      }
+      this.logger.error(`recording a charge failed, the call is not served: ${(error as Error).message}`);
+      for (const unit of priced.units) await this.counters.adjust(unit.key, -unit.amount, journal).catch(() => null);
+      const used = await this.releaseQuota(admitted).catch(() => ({}));
+      throw MeteringException.of(503, MESSAGES.chargeFailed, { ...headers, ...used });
+    }
+  }
+
+  /** Durable: the counters count the charge (then the answer carries them), the Idempotency-Key keeps the answer. */
+  private async settle(admitted: Admitted, priced: Priced): Promise<MeteredResponse> {
+    const { charge_id: chargeId, credits } = priced.charge.data;
+    const chargedAt = () => this.seeds.durableChargePosition(chargeId);
+    // Units: not awaited (if it fails, the sweep after this node stops does it).
+    void this.counters
+      .settle(this.inflight.journal(chargeId), priced.units, chargedAt)
+      .catch((error: unknown) => this.logger.warn(`settling the counters failed: ${(error as Error).message}`));
+    const { quota } = admitted;
+    const used = quota.hold
+      ? await quota.hold.charged(credits, chargedAt)
+      : await this.counters.read(quota.key, quota.seed);
+    const response = {
+      ...priced.response,
+      headers: { ...priced.response.headers, ...usageHeaders(quota.limit, used) },
+    };
+    if (admitted.claim) {
+      const { key, fingerprint } = admitted.claim;
+      await this.idempotency.complete(key, fingerprint, response);
+    }
+    return response;
+  }
+
+  /** Gives the reservation back; the usage headers after it. */
+  private async releaseQuota(admitted: Admitted): Promise<Record<string, string>> {
+    const { quota } = admitted;
+    const used = (await quota.hold?.release()) ?? (await this.counters.read(quota.key, quota.seed));
+    quota.hold = null;
+    return usageHeaders(quota.limit, used);
   }
 
   /** Authentication and the rate limit alone, for free routes (GET /usage). */
@@ -283,7 +345,7 @@ export class MeteringPipeline {
 
   private async rateLimit(caller: Caller): Promise<{ headers: Record<string, string> }> {
     const limit = caller.plan.rateLimitPerMinute[caller.key.environment];
-    const decision = await this.rateLimiter.consume(caller.key.keyId, limit);
+    const decision = await this.rateLimits.admit(caller.key.keyId, limit);
     const headers = rateLimitHeaders(decision);
     if (!decision.allowed) {
       const month = billingMonth(new Date());
@@ -293,28 +355,6 @@ export class MeteringPipeline {
       throw rateLimited(caller, decision, used);
     }
     return { headers };
-  }
-
-  /**
-   * The rate limit and the quota reservation of a live call in one atomic step, when the counters offer it (Redis):
-   * the same decisions, headers and errors as `rateLimit` followed by `counters.reserve`. Null when they do not.
-   */
-  private async rateLimitAndReserve(
-    call: MeteredCall,
-    caller: Caller,
-    quotaKey: string,
-    seed: Seed,
-    journal: CounterJournal | null,
-  ): Promise<{ headers: Record<string, string>; estimate: number; reservation: Reservation } | null> {
-    const limit = caller.plan.rateLimitPerMinute[caller.key.environment];
-    const window = this.rateLimiter.sharedWindow(caller.key.keyId, limit);
-    if (!window || !this.counters.reserveWithinRateLimit) return null;
-    const estimate = maximumCredits(call.spec.estimate(call.body));
-    const allowance = caller.plan.monthlyCreditAllowance;
-    const result = await this.counters.reserveWithinRateLimit(window, quotaKey, estimate, allowance, seed, journal);
-    const decision = this.rateLimiter.decide(limit, result.rate);
-    if (!result.allowed) throw rateLimited(caller, decision, result.used);
-    return { headers: rateLimitHeaders(decision), estimate, reservation: result.reservation };
   }
 
   private async claimIdempotency(

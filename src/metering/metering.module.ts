@@ -6,16 +6,26 @@ import { CREDIT_COUNTERS } from './counters/credit-counters.js';
 import { MemoryCreditCounters } from './counters/memory-credit-counters.js';
 import { RedisCreditCounters } from './counters/redis-credit-counters.js';
 import { IDEMPOTENCY_STORE } from './idempotency/idempotency.store.js';
-import { MemoryIdempotencyStore } from './idempotency/memory-idempotency.store.js';
+import { PostgresIdempotencyStore } from './idempotency/postgres-idempotency.store.js';
 import { RedisIdempotencyStore } from './idempotency/redis-idempotency.store.js';
 import { InflightCalls } from './inflight-calls.js';
+import { counterKeys } from './counter-keys.js';
+import type { CreditCounters } from './counters/credit-counters.js';
+import { CreditLeases } from './leases/credit-leases.js';
+import { CounterQuotaGate, QUOTA_GATE } from './leases/quota-gate.js';
+import { RateLeases } from './leases/rate-leases.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { Database } from '../database/database.js';
 import { MeteredInterceptor } from './metered.decorator.js';
 import { MeteringPipeline } from './metering-pipeline.js';
 import { OrgPlansService } from './org-plans.service.js';
 import { RateLimiterService } from './rate-limiter.service.js';
 import { UsageController } from './usage.controller.js';
 
-/** The one metering pipeline, with Redis-backed state when REDIS_URL is set and in-process state otherwise. */
+/**
+ * The one metering pipeline, with Redis-backed state when REDIS_URL is set and in-process counters otherwise
+ * (Idempotency-Key records then in the database).
+ */
 @Global()
 @Module({
   controllers: [UsageController],
@@ -28,15 +38,38 @@ import { UsageController } from './usage.controller.js';
     OrgPlansService,
     RateLimiterService,
     {
+      provide: RateLeases,
+      inject: [REDIS, RateLimiterService],
+      useFactory: (redis: RedisClient | null, limiter: RateLimiterService) => new RateLeases(redis, limiter),
+    },
+    {
+      // Redis: credit leases, given back before the node leaves. Embedded: the in-process counters.
+      provide: QUOTA_GATE,
+      inject: [REDIS, CREDIT_COUNTERS, InflightCalls, APP_CONFIG],
+      useFactory: (redis: RedisClient | null, counters: CreditCounters, inflight: InflightCalls, config: AppConfig) => {
+        if (!redis) return new CounterQuotaGate(counters);
+        const leases = new CreditLeases({
+          redis,
+          counters,
+          journalKey: inflight.journalKey,
+          leasesKey: (orgId, month) => counterKeys.leases(config.redisPrefix, orgId, month),
+        });
+        inflight.beforeLeaving(() => leases.returnAll());
+        inflight.onLapse(() => leases.retireAll());
+        return leases;
+      },
+    },
+    {
       provide: CREDIT_COUNTERS,
       inject: [REDIS],
       useFactory: (redis: RedisClient | null) => (redis ? new RedisCreditCounters(redis) : new MemoryCreditCounters()),
     },
     {
       provide: IDEMPOTENCY_STORE,
-      inject: [REDIS],
-      useFactory: (redis: RedisClient | null) =>
-        redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore(),
+      // Without Redis (embedded mode), in the database: a retry after a restart must not bill twice.
+      inject: [REDIS, Database],
+      useFactory: (redis: RedisClient | null, db: Database) =>
+        redis ? new RedisIdempotencyStore(redis) : new PostgresIdempotencyStore(db),
     },
   ],
   exports: [MeteringPipeline, MeteredInterceptor, CREDIT_COUNTERS],

@@ -1,7 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { ProjectionRunner } from '../../projections/projection-runner.js';
 import { Database } from '../database/database.js';
+import { CHARGED_TOTALS, type ChargedTotals } from './charged-totals.port.js';
 
 export interface OrgPlan {
   readonly plan: string;
@@ -25,16 +25,12 @@ export class OrgPlansService {
 
   constructor(
     private readonly db: Database,
-    projections: ProjectionRunner,
+    @Inject(CHARGED_TOTALS) totals: ChargedTotals,
   ) {
-    projections.onEvents((events) => {
-      for (const event of events) {
-        if (event.type !== 'PlanChanged') continue;
-        const orgId = String(event.data.org_id);
-        this.cache.delete(orgId);
-        this.loading.delete(orgId);
-        this.changes++;
-      }
+    totals.onPlanChanged((orgId) => {
+      this.cache.delete(orgId);
+      this.loading.delete(orgId);
+      this.changes++;
     });
   }
 

@@ -44,7 +44,7 @@ export class RateLimiterService {
 
   /**
    * The Redis window of `bucket`, exactly as `consume` keeps it (rate-limiter-flexible's key, one point per call), so
-   * that another atomic step can count a call in it (CreditCounters.reserveWithinRateLimit). Null without Redis.
+   * that RateLeases can take shares of it in one atomic step. Null without Redis.
    */
   sharedWindow(bucket: string, limitPerMinute: number): RateLimitWindow | null {
     if (!this.redis) return null;

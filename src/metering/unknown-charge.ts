@@ -2,12 +2,16 @@ import type { Logger } from '@nestjs/common';
 import type { Position } from '../event-store/event-store.port.js';
 import type { CounterJournal, CreditCounters, SettledChange } from './counters/credit-counters.js';
 import type { IdempotencyStore, StoredResponse } from './idempotency/idempotency.store.js';
+import type { QuotaHold } from './leases/quota-gate.js';
 
 /** A call whose charge append failed with the store out of reach, and what it holds meanwhile. */
 export interface UnknownCharge {
   readonly chargeId: string;
   readonly journal: CounterJournal | null;
-  /** What the call holds in each counter (the charge's amounts). */
+  /** The call's live credits, and their reservation (kept until the outcome is known). */
+  readonly credits: number;
+  readonly hold: QuotaHold | null;
+  /** What the call holds in each other counter (the charge's units). */
   readonly changes: readonly SettledChange[];
   /** Its Idempotency-Key, still claimed, and the response a retry replays if the charge is in the ledger. */
   readonly idempotency: {
@@ -44,6 +48,7 @@ export function settleUnknownCharge(deps: UnknownChargeDeps, charge: UnknownChar
     const position = await deps.chargePosition(charge.chargeId);
     if (position) {
       await deps.counters.settle(charge.journal, charge.changes, async () => position);
+      await charge.hold?.charged(charge.credits, async () => position);
       if (charge.idempotency) {
         const { key, fingerprint, response } = charge.idempotency;
         await deps.idempotency.complete(key, fingerprint, response);
@@ -56,6 +61,7 @@ export function settleUnknownCharge(deps: UnknownChargeDeps, charge: UnknownChar
       return false;
     }
     for (const change of charge.changes) await deps.counters.adjust(change.key, -change.amount, charge.journal);
+    await charge.hold?.release();
     if (charge.idempotency) await deps.idempotency.release(charge.idempotency.key);
     deps.logger.log(`charge ${charge.chargeId} of a call answered 503 was not recorded: its reservation is released`);
     return true;

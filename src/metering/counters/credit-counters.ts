@@ -69,19 +69,6 @@ export interface CreditCounters {
     changes: readonly SettledChange[],
     chargedAt: () => Promise<Position | null>,
   ): Promise<void>;
-  /**
-   * The rate limit and the reservation in one atomic step: counts the call in `window`, then, only if the window
-   * allows it, reserves as `reserve` does. Implemented where it saves a round trip (Redis); where it is missing, the
-   * caller uses the rate limiter and `reserve` one after the other.
-   */
-  reserveWithinRateLimit?(
-    window: RateLimitWindow,
-    key: string,
-    amount: number,
-    limit: number,
-    seed: Seed,
-    journal?: CounterJournal | null,
-  ): Promise<RateLimitedReservation>;
 }
 
 /** A fixed rate-limit window shared by every node: `points` calls per `seconds` at `key`. */
@@ -96,11 +83,6 @@ export interface RateLimitCount {
   readonly consumed: number;
   readonly msBeforeNext: number;
 }
-
-/** A call over the rate limit reserves nothing; `used` is the counter as the refusal found it. */
-export type RateLimitedReservation =
-  | { readonly rate: RateLimitCount; readonly allowed: true; readonly reservation: Reservation }
-  | { readonly rate: RateLimitCount; readonly allowed: false; readonly used: number };
 
 /** The journal field of one call's changes to one counter. */
 export const journalField = (call: string, counterKey: string) => `${call}|${counterKey}`;

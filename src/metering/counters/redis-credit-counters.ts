@@ -5,8 +5,6 @@ import {
   COUNTER_TTL_SECONDS,
   type CounterJournal,
   type CreditCounters,
-  type RateLimitWindow,
-  type RateLimitedReservation,
   type Reservation,
   type Seed,
   type SettledChange,
@@ -36,28 +34,6 @@ end
 local n = redis.call('INCRBY', KEYS[1], ARGV[1])
 if KEYS[2] and redis.call('HINCRBY', KEYS[2], ARGV[2], ARGV[1]) == 0 then redis.call('HDEL', KEYS[2], ARGV[2]) end
 return {1, n}`;
-
-// The rate limit, then RESERVE, in one step. KEYS[1] the counter, KEYS[2] the rate-limit window, KEYS[3] the journal
-// (optional); ARGV[1] the amount, ARGV[2] the limit, ARGV[3] the window's points, ARGV[4] its seconds, ARGV[5] the
-// journal field. The window is counted exactly as rate-limiter-flexible's RateLimiterRedis counts it (one point), so
-// both ways share it. Nothing changes while the counter is missing ("seed me", then again); a call over the rate limit
-// (-2) reserves nothing. Every answer but -1 ends with the window's count and milliseconds left.
-const RESERVE_WITHIN_RATE_LIMIT = `
-local v = redis.call('GET', KEYS[1])
-if not v then return {-1, 0} end
-v = tonumber(v)
-redis.call('SET', KEYS[2], 0, 'EX', ARGV[4], 'NX')
-local consumed = redis.call('INCRBY', KEYS[2], 1)
-local ttl = redis.call('PTTL', KEYS[2])
-if ttl == -1 then
-  redis.call('EXPIRE', KEYS[2], ARGV[4])
-  ttl = 1000 * ARGV[4]
-end
-if consumed > tonumber(ARGV[3]) then return {-2, v, consumed, ttl} end
-if v + tonumber(ARGV[1]) > tonumber(ARGV[2]) then return {0, v, consumed, ttl} end
-local n = redis.call('INCRBY', KEYS[1], ARGV[1])
-if KEYS[3] then redis.call('HINCRBY', KEYS[3], ARGV[5], ARGV[1]) end
-return {1, n, consumed, ttl}`;
 
 /**
  * A counter and its seed record (KEYS[1], KEYS[2]) set together if the counter is missing: of several nodes seeding
@@ -115,34 +91,6 @@ export class RedisCreditCounters implements CreditCounters {
       })) as [number, number];
       if (status === 1) return { ok: true, used: value };
       if (status === 0) return { ok: false, used: value };
-      await this.seed(key, seed);
-    }
-    throw new Error(`counter ${key} could not be seeded`);
-  }
-
-  async reserveWithinRateLimit(
-    window: RateLimitWindow,
-    key: string,
-    amount: number,
-    limit: number,
-    seed: Seed,
-    journal?: CounterJournal | null,
-  ): Promise<RateLimitedReservation> {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const [status, value, consumed = 0, msBeforeNext = 0] = (await this.redis.eval(RESERVE_WITHIN_RATE_LIMIT, {
-        keys: [key, window.key, ...(journal ? [journal.key] : [])],
-        arguments: [
-          String(amount),
-          String(limit),
-          String(window.points),
-          String(window.seconds),
-          ...journalArgs(key, journal),
-        ],
-      })) as [number, number, number?, number?];
-      const rate = { consumed, msBeforeNext };
-      if (status === -2) return { rate, allowed: false, used: value };
-      if (status === 1) return { rate, allowed: true, reservation: { ok: true, used: value } };
-      if (status === 0) return { rate, allowed: true, reservation: { ok: false, used: value } };
       await this.seed(key, seed);
     }
     throw new Error(`counter ${key} could not be seeded`);

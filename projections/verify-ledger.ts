@@ -1,19 +1,19 @@
-import { loadCheckpoint } from '../../../projections/checkpoint-store.js';
-import { READ_MODELS_CHECKPOINT } from '../../../projections/read-models/index.js';
-import type { Database } from '../../database/database.js';
-import { quoteIdent } from '../../database/database.js';
-import { occurredAt } from '../../event-store/domain-event.js';
+import { loadCheckpoint } from './checkpoint-store.js';
+import { READ_MODELS_CHECKPOINT } from './read-models/index.js';
+import type { Database } from '../src/database/database.js';
+import { quoteIdent } from '../src/database/database.js';
+import { occurredAt } from '../src/event-store/domain-event.js';
 import {
   type EventStore,
   type From,
   type RecordedEvent,
   START,
   isAtOrAfter,
-} from '../../event-store/event-store.port.js';
-import type { RedisClient } from '../../redis/redis.module.js';
-import { counterKeys } from '../counter-keys.js';
-import type { CreditsCharged } from '../events/credits-charged.event.js';
-import { formatScaled, toScaled } from './decimal.js';
+} from '../src/event-store/event-store.port.js';
+import type { RedisClient } from '../src/redis/redis.module.js';
+import { counterKeys } from '../src/metering/counter-keys.js';
+import type { CreditsCharged } from '../src/metering/events/credits-charged.event.js';
+import { formatScaled, toScaled } from '../src/metering/ledger/decimal.js';
 
 /** Where a difference was found: a read-model table, or a Redis counter. */
 export type LedgerSource =

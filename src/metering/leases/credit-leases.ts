@@ -1,0 +1,463 @@
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import type { Position } from '../../event-store/event-store.port.js';
+import type { RedisClient } from '../../redis/redis.module.js';
+import { COUNTER_TTL_SECONDS, type CreditCounters, type Seed } from '../counters/credit-counters.js';
+import type { Admission, QuotaGate, QuotaHold, QuotaRequest } from './quota-gate.js';
+
+/**
+ * Credit leases. A node takes a block of an organization's monthly credits from Redis in one atomic step, carved
+ * out of what is left (the charged total, the `quota` counter, plus every node's outstanding leases never exceed
+ * the allowance), and reserves each call's most credits from it in memory: a call that fits its node's lease does
+ * no network I/O before its work. Once its charge is durable, the call's credits move from the lease to the
+ * counter (`settle`, grouped: one Redis script for every settlement, give-back and return waiting at that moment).
+ *
+ * In Redis, per organization and month, `leases:<org>:<month>` holds each lease's outstanding credits (granted,
+ * less what was given back, less what was settled into the counter), and the node's in-flight journal holds, per
+ * lease, what was granted less what was given back (`lease:<id>|<leases key>`). A node that dies leaves both: the
+ * sweeper (InflightCalls) adds to the counter what the ledger shows was charged from the lease and not settled yet,
+ * and drops the rest. The charges of a lease have ids that start with the lease's id (`chargeIdPrefix` + a
+ * sequence number), which is how the ledger says what a lease spent.
+ *
+ * Sizes adapt: a lease asked for within a quarter of LEASE_MS of the previous one is twice as large, up to
+ * MAX_LEASE, but never more than an eighth of what is left (rounded down to whole calls), nor less than the call
+ * that asks; a call that does not fit gives back what its node's leases have left in the same step. A lease is
+ * given back when it expires (LEASE_MS), when the plan's allowance changes, on shutdown, and whenever the
+ * connection to Redis is lost (then Redis may have lost it: what it held is settled as the seed of the counter
+ * says, see RedisCreditCounters.settle). The slack: a 402 can come while other nodes' leases still hold unspent
+ * credits, at most an eighth of what was left when each was granted (see README, failure rules of metering).
+ */
+export const LEASE_MS = 10_000;
+export const INITIAL_LEASE = 8;
+export const MAX_LEASE = 10_000;
+/** A lease is fetched ahead of need once less than this share of it is left. */
+const REFILL_SHARE = 0.25;
+const MAINTENANCE_MS = 1_000;
+
+export const leaseJournalCall = (leaseId: string) => `lease:${leaseId}`;
+export const isLeaseJournalCall = (call: string) => call.startsWith('lease:');
+export const leaseIdOf = (call: string) => call.slice('lease:'.length);
+/** Charge ids of a lease: the lease id (the first 28 characters of a v4 UUID) and 8 hex digits. */
+export const chargeIdOf = (leaseId: string, seq: number) => `${leaseId}${seq.toString(16).padStart(8, '0')}`;
+
+/**
+ * KEYS[1] quota, KEYS[2] leases, KEYS[3] journal. ARGV[1] the size wanted, ARGV[2] the call's amount (the least
+ * lease worth having, and its unit), ARGV[3] the allowance, ARGV[4] the new lease's field, ARGV[5] its journal
+ * field, ARGV[6] the TTL; then triples (lease field, journal field, amount) of leases whose rest is given back
+ * first. -1: the counter is missing (seed it, then again). 0: refused, with the charged total and the outstanding
+ * leases. 1: granted, with the size, the charged total and the other leases outstanding.
+ */
+const GRANT = `
+local v = redis.call('GET', KEYS[1])
+if not v then return {-1, 0, 0} end
+v = tonumber(v)
+for i = 7, #ARGV, 3 do
+  if redis.call('HEXISTS', KEYS[2], ARGV[i]) == 1 then
+    redis.call('HINCRBY', KEYS[2], ARGV[i], 0 - tonumber(ARGV[i + 2]))
+    redis.call('HINCRBY', KEYS[3], ARGV[i + 1], 0 - tonumber(ARGV[i + 2]))
+  end
+end
+local out = 0
+for _, x in ipairs(redis.call('HVALS', KEYS[2])) do out = out + tonumber(x) end
+local amount = tonumber(ARGV[2])
+local room = tonumber(ARGV[3]) - v - out
+if room < amount then return {0, v, out} end
+local size = math.floor(room / 8)
+if size > tonumber(ARGV[1]) then size = tonumber(ARGV[1]) end
+if amount > 0 then size = size - size % amount end
+if size < amount then size = amount end
+if size < 1 then size = 1 end
+redis.call('HSET', KEYS[2], ARGV[4], size)
+redis.call('EXPIRE', KEYS[2], ARGV[6])
+redis.call('HINCRBY', KEYS[3], ARGV[5], size)
+return {1, size, v, out}`;
+
+/**
+ * Several lease operations in one step. ARGV[1] says which, one letter each; each takes its keys and arguments in
+ * turn. s (settle; KEYS leases, quota; ARGV field, credits): the lease's credits move to the counter; the counter
+ * after it, -1 if the counter is missing (seeded again later, with the charge), -2 if the lease is (Redis lost it,
+ * or the node was taken for dead). g (give back; KEYS leases, journal; ARGV field, journal field, amount). r (return:
+ * the lease is done, what it still holds goes back; KEYS leases, journal; ARGV field, journal field).
+ */
+const APPLY = `
+local out = {}
+local k, a = 1, 2
+for i = 1, #ARGV[1] do
+  local op = string.sub(ARGV[1], i, i)
+  if op == 's' then
+    if redis.call('HEXISTS', KEYS[k], ARGV[a]) == 0 then out[i] = -2
+    else
+      redis.call('HINCRBY', KEYS[k], ARGV[a], 0 - tonumber(ARGV[a + 1]))
+      if redis.call('EXISTS', KEYS[k + 1]) == 1 then out[i] = redis.call('INCRBY', KEYS[k + 1], ARGV[a + 1])
+      else out[i] = -1 end
+    end
+    k, a = k + 2, a + 2
+  elseif op == 'g' then
+    out[i] = 0
+    if redis.call('HEXISTS', KEYS[k], ARGV[a]) == 1 then
+      redis.call('HINCRBY', KEYS[k], ARGV[a], 0 - tonumber(ARGV[a + 2]))
+      redis.call('HINCRBY', KEYS[k + 1], ARGV[a + 1], 0 - tonumber(ARGV[a + 2]))
+      out[i] = 1
+    end
+    k, a = k + 2, a + 3
+  else
+    out[i] = redis.call('HDEL', KEYS[k], ARGV[a])
+    redis.call('HDEL', KEYS[k + 1], ARGV[a + 1])
+    k, a = k + 2, a + 2
+  end
+end
+return out`;
+
+interface Op {
+  readonly code: 's' | 'g' | 'r';
+  readonly keys: readonly string[];
+  readonly args: readonly string[];
+  resolve(result: number): void;
+  reject(error: unknown): void;
+}
+
+class Lease {
+  seq = 0;
+  /** Reserved by calls still running (their charge not settled, or its outcome not known yet). */
+  holding = 0;
+  retired = false;
+  returned = false;
+  constructor(
+    readonly id: string,
+    readonly account: Account,
+    /** Granted, less what was given back. */
+    public size: number,
+    public available: number,
+    readonly allowance: number,
+    readonly expiresAt: number,
+  ) {}
+
+  get journalField(): string {
+    return `${leaseJournalCall(this.id)}|${this.account.leasesKey}`;
+  }
+}
+
+interface Refill {
+  readonly granted: boolean;
+  /** The least a call had to fit for this refill (a refusal answers every call of at least that amount). */
+  readonly amount: number;
+  readonly used: number;
+}
+
+class Account {
+  leases: Lease[] = [];
+  refill: Promise<Refill> | null = null;
+  want = INITIAL_LEASE;
+  lastGrantAt = 0;
+  /** The charged total, as of this node's last look at Redis. */
+  lastUsed = 0;
+  constructor(
+    readonly quotaKey: string,
+    readonly leasesKey: string,
+  ) {}
+}
+
+export interface CreditLeaseOptions {
+  readonly redis: RedisClient;
+  readonly counters: CreditCounters;
+  /** The node's journal (InflightCalls). */
+  readonly journalKey: string;
+  readonly leasesKey: (orgId: string, month: string) => string;
+  readonly logger?: Logger;
+  readonly leaseMs?: number;
+}
+
+export class CreditLeases implements QuotaGate {
+  private readonly accounts = new Map<string, Account>();
+  private readonly queue: Op[] = [];
+  private flushing: Promise<void> | null = null;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly maintenance: NodeJS.Timeout;
+  private readonly logger: Logger;
+  private readonly leaseMs: number;
+  private stopped = false;
+
+  constructor(private readonly options: CreditLeaseOptions) {
+    this.logger = options.logger ?? new Logger('CreditLeases');
+    this.leaseMs = options.leaseMs ?? LEASE_MS;
+    // The connection lost: Redis may have lost the leases too. Stop spending them; settle what they hold when back.
+    for (const event of ['error', 'end', 'reconnecting'] as const) {
+      options.redis.on(event, () => this.retireAll());
+    }
+    this.maintenance = setInterval(() => this.maintain(), MAINTENANCE_MS);
+    this.maintenance.unref();
+  }
+
+  async reserve(request: QuotaRequest): Promise<Admission> {
+    const account = this.accountOf(request);
+    let refused: Refill | null = null;
+    for (;;) {
+      const lease = this.redisReady() ? this.pick(account, request) : null;
+      if (lease) return { ok: true, hold: this.hold(lease, request) };
+      if (refused && refused.amount <= request.amount) return { ok: false, used: refused.used };
+      const refill = account.refill ?? this.startRefill(account, request, true);
+      const result = await refill;
+      if (!result.granted) refused = result;
+    }
+  }
+
+  /** Gives back every lease (shutdown): what they have left now, the rest once their calls are done. */
+  async returnAll(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.maintenance);
+    clearTimeout(this.retryTimer);
+    this.retireAll();
+    await this.flush().catch(() => {});
+  }
+
+  /** Stops spending every lease (the connection was lost, or this node was taken for dead). */
+  retireAll(): void {
+    for (const account of this.accounts.values()) for (const lease of account.leases) this.retire(lease);
+  }
+
+  private redisReady(): boolean {
+    return this.options.redis.isReady;
+  }
+
+  private accountOf(request: QuotaRequest): Account {
+    let account = this.accounts.get(request.key);
+    if (!account) {
+      account = new Account(request.key, this.options.leasesKey(request.orgId, request.month));
+      this.accounts.set(request.key, account);
+    }
+    return account;
+  }
+
+  /** A lease of this allowance that fits the call; leases that expired or belong to an old plan are retired. */
+  private pick(account: Account, request: QuotaRequest): Lease | null {
+    const now = Date.now();
+    let found: Lease | null = null;
+    let left = 0;
+    for (const lease of account.leases) {
+      if (lease.retired) continue;
+      if (lease.allowance !== request.allowance || now >= lease.expiresAt) {
+        this.retire(lease);
+        continue;
+      }
+      if (!found && lease.available >= request.amount) found = lease;
+      left += lease.available;
+    }
+    if (found && !account.refill && left - request.amount < account.want * REFILL_SHARE) {
+      // Ahead of need, and single-flight: the calls go on with what is left meanwhile.
+      void this.startRefill(account, request, false);
+    }
+    return found;
+  }
+
+  private hold(lease: Lease, request: QuotaRequest): QuotaHold {
+    const { amount } = request;
+    lease.available -= amount;
+    lease.holding += amount;
+    const chargeId = chargeIdOf(lease.id, lease.seq++);
+    let done = false;
+    const finish = () => {
+      done = true;
+      lease.holding -= amount;
+      if (lease.retired && lease.holding === 0) this.returnLease(lease);
+    };
+    return {
+      chargeId,
+      used: this.usedEstimate(lease.account),
+      charged: async (credits: number, chargedAt: () => Promise<Position | null>) => {
+        if (done) return this.usedEstimate(lease.account);
+        // The rest of the reservation goes back to the lease (an overrun, which pricing never makes, is taken too).
+        if (!lease.retired) lease.available += amount - credits;
+        const settled = this.enqueue(
+          's',
+          [lease.account.leasesKey, lease.account.quotaKey],
+          [lease.id, String(credits)],
+        );
+        finish();
+        try {
+          const used = await settled;
+          if (used >= 0) {
+            lease.account.lastUsed = used;
+            return used;
+          }
+          if (used === -2) {
+            this.retire(lease);
+            this.settleLost(chargeId, lease.account.quotaKey, credits, request.seed, chargedAt);
+          }
+        } catch (error) {
+          // Redis went away after the charge was durable: settled once it is back (the op stays queued).
+          this.logger.warn(`settling charge ${chargeId} waits for Redis: ${(error as Error).message}`);
+        }
+        return this.usedEstimate(lease.account);
+      },
+      release: async () => {
+        if (done) return null;
+        if (!lease.retired) lease.available += amount;
+        finish();
+        return this.usedEstimate(lease.account);
+      },
+    };
+  }
+
+  /** The charged total as of this node's last look at Redis, and what this node's calls hold. */
+  private usedEstimate(account: Account): number {
+    return account.lastUsed + account.leases.reduce((sum, l) => sum + l.holding, 0);
+  }
+
+  private startRefill(account: Account, request: QuotaRequest, blocking: boolean): Promise<Refill> {
+    const refill = this.grant(account, request, blocking).finally(() => {
+      if (account.refill === refill) account.refill = null;
+    });
+    account.refill = refill;
+    return refill;
+  }
+
+  private async grant(account: Account, request: QuotaRequest, blocking: boolean): Promise<Refill> {
+    const now = Date.now();
+    if (now - account.lastGrantAt < this.leaseMs / 4) account.want = Math.min(MAX_LEASE, account.want * 2);
+    // A call that fits none of the leases: what they have left goes back in the same step (they cannot serve it).
+    const given: [Lease, number][] = [];
+    if (blocking) {
+      for (const lease of account.leases) {
+        if (lease.retired || lease.available === 0) continue;
+        given.push([lease, lease.available]);
+        lease.size -= lease.available;
+        lease.available = 0;
+        lease.retired = true;
+      }
+    }
+    const id = randomUUID().slice(0, 28);
+    const journalField = `${leaseJournalCall(id)}|${account.leasesKey}`;
+    const args = [
+      String(Math.max(account.want, request.amount)),
+      String(request.amount),
+      String(request.allowance),
+      id,
+      journalField,
+      String(COUNTER_TTL_SECONDS),
+      ...given.flatMap(([lease, amount]) => [lease.id, lease.journalField, String(amount)]),
+    ];
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const [status, a, b, c] = (await this.options.redis.eval(GRANT, {
+          keys: [account.quotaKey, account.leasesKey, this.options.journalKey],
+          arguments: args,
+        })) as number[];
+        if (status === -1) {
+          await this.options.counters.read(account.quotaKey, request.seed);
+          continue;
+        }
+        if (status === 0) {
+          account.lastUsed = a!;
+          return { granted: false, amount: request.amount, used: a! + b! };
+        }
+        account.lastGrantAt = Date.now();
+        account.lastUsed = b!;
+        account.leases.push(new Lease(id, account, a!, a!, request.allowance, now + this.leaseMs));
+        return { granted: true, amount: request.amount, used: b! + c! };
+      }
+      throw new Error(`counter ${account.quotaKey} could not be seeded`);
+    } finally {
+      // Given back (or, if the step failed, still outstanding until returned): either way, done with.
+      for (const [lease] of given) if (lease.holding === 0) this.returnLease(lease);
+    }
+  }
+
+  /** No more calls on this lease: what it has left goes back now, the rest when its last call is done. */
+  private retire(lease: Lease): void {
+    if (lease.retired) return;
+    lease.retired = true;
+    if (lease.holding === 0) return this.returnLease(lease);
+    if (lease.available > 0) {
+      const amount = lease.available;
+      lease.size -= amount;
+      lease.available = 0;
+      this.enqueue(
+        'g',
+        [lease.account.leasesKey, this.options.journalKey],
+        [lease.id, lease.journalField, String(amount)],
+      ).catch(() => {});
+    }
+  }
+
+  private returnLease(lease: Lease): void {
+    if (lease.returned) return;
+    lease.returned = true;
+    lease.available = 0;
+    const account = lease.account;
+    account.leases = account.leases.filter((l) => l !== lease);
+    this.enqueue('r', [account.leasesKey, this.options.journalKey], [lease.id, lease.journalField]).catch(() => {});
+  }
+
+  /** A charge whose lease Redis no longer has: counted in the counter unless its seed included it already. */
+  private settleLost(
+    chargeId: string,
+    quotaKey: string,
+    credits: number,
+    seed: Seed,
+    chargedAt: () => Promise<Position | null>,
+  ): void {
+    if (credits === 0) return;
+    const journal = { key: this.options.journalKey, call: chargeId }; // no such entry: the "lost" path of settle
+    void this.options.counters
+      .settle(journal, [{ key: quotaKey, amount: credits, seed }], chargedAt)
+      .catch((error: unknown) => this.logger.warn(`settling charge ${chargeId} failed: ${(error as Error).message}`));
+  }
+
+  private enqueue(code: Op['code'], keys: string[], args: string[]): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      this.queue.push({ code, keys, args, resolve, reject });
+      if (!this.flushing && !this.retryTimer) void this.flush();
+    });
+  }
+
+  /** One script for everything queued; while it runs, the next calls queue up for the next one (group commit). */
+  private flush(): Promise<void> {
+    this.flushing ??= (async () => {
+      try {
+        while (this.queue.length > 0) {
+          const batch = this.queue.splice(0, 500);
+          try {
+            const results = (await this.options.redis.eval(APPLY, {
+              keys: batch.flatMap((op) => op.keys),
+              arguments: [batch.map((op) => op.code).join(''), ...batch.flatMap((op) => op.args)],
+            })) as number[];
+            batch.forEach((op, i) => op.resolve(results[i]!));
+          } catch (error) {
+            for (const op of batch) op.reject(error);
+            // Redis answered with an error: the step is wrong, trying it again would not help.
+            if (this.options.redis.isReady) {
+              this.logger.error(`a lease step failed: ${(error as Error).message}`);
+              continue;
+            }
+            // Kept, in order, for when Redis is back; the calls waiting on a settlement answer meanwhile.
+            this.queue.unshift(...batch.map((op) => ({ ...op, resolve: () => {}, reject: () => {} })));
+            if (!this.stopped) this.retryLater();
+            return;
+          }
+        }
+      } finally {
+        this.flushing = null;
+      }
+    })();
+    return this.flushing;
+  }
+
+  private retryLater(): void {
+    if (this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.flush();
+    }, MAINTENANCE_MS);
+    this.retryTimer.unref();
+  }
+
+  private maintain(): void {
+    const now = Date.now();
+    for (const [key, account] of this.accounts) {
+      for (const lease of account.leases) if (!lease.retired && now >= lease.expiresAt) this.retire(lease);
+      if (account.leases.length === 0 && !account.refill && now - account.lastGrantAt > this.leaseMs) {
+        this.accounts.delete(key);
+      }
+    }
+  }
+}
