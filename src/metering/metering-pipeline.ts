@@ -8,7 +8,14 @@ import type { KeyRecord } from '../keys/key-record.js';
 import { ChargeWriter } from './charge-writer.js';
 import { billingMonth, counterKeys } from './counter-keys.js';
 import { CounterSeeds } from './counters/counter-seeds.js';
-import { CREDIT_COUNTERS, type CreditCounters, type Seed, type SettledChange } from './counters/credit-counters.js';
+import {
+  CREDIT_COUNTERS,
+  type CreditCounters,
+  type Seed,
+  type SettledChange,
+  seedValueOf,
+} from './counters/credit-counters.js';
+import type { Position } from '../event-store/event-store.port.js';
 import type { CreditsCharged, PriceItem } from './events/credits-charged.event.js';
 import {
   type ClaimOwner,
@@ -290,18 +297,44 @@ export class MeteringPipeline {
       .settle(this.inflight.journal(chargeId), priced.units, chargedAt)
       .catch((error: unknown) => this.logger.warn(`settling the counters failed: ${(error as Error).message}`));
     const { quota } = admitted;
-    const used = quota.hold
-      ? await quota.hold.charged(credits, chargedAt)
-      : await this.counters.read(quota.key, quota.seed);
     const response = {
       ...priced.response,
-      headers: { ...priced.response.headers, ...usageHeaders(quota.limit, used) },
+      headers: {
+        ...priced.response.headers,
+        ...usageHeaders(quota.limit, await this.usedAfterCharge(quota, credits, chargedAt)),
+      },
     };
     if (admitted.claim) {
+      // The response was stored before the append (prepare), so a retry replays it even if this step fails.
       const { key, fingerprint } = admitted.claim;
-      await this.idempotency.complete(key, fingerprint, response);
+      await this.idempotency
+        .complete(key, fingerprint, response)
+        .catch((error: unknown) =>
+          this.logger.warn(`completing an Idempotency-Key failed: ${(error as Error).message}`),
+        );
     }
     return response;
+  }
+
+  /**
+   * The credits used once this charge counts. The charge is durable: the call is answered 200 whatever Redis does
+   * now (the counters catch up from the ledger), so a Redis failure here falls back to the read models.
+   */
+  private async usedAfterCharge(
+    quota: Quota,
+    credits: number,
+    chargedAt: () => Promise<Position | null>,
+  ): Promise<number> {
+    try {
+      return quota.hold
+        ? await quota.hold.charged(credits, chargedAt)
+        : await this.counters.read(quota.key, quota.seed);
+    } catch (error) {
+      this.logger.warn(`reading the credits used after a durable charge failed: ${(error as Error).message}`);
+      const seeded = await quota.seed().catch(() => null);
+      const fromReadModels = seeded === null ? 0 : seedValueOf(seeded).value;
+      return Math.max(fromReadModels, quota.hold?.used ?? 0);
+    }
   }
 
   /** Gives the reservation back; the usage headers after it. */
