@@ -244,7 +244,10 @@ export class CreditLeases implements QuotaGate {
     }
     if (found && !account.refill && left - request.amount < account.want * REFILL_SHARE) {
       // Ahead of need, and single-flight: the calls go on with what is left meanwhile.
-      void this.startRefill(account, request, false);
+      // Nobody awaits it here: a failure (Redis gone) is for the next call that needs the lease to meet.
+      this.startRefill(account, request, false).catch((error: unknown) =>
+        this.logger.warn(`taking a credit lease ahead of need failed: ${(error as Error).message}`),
+      );
     }
     return found;
   }
