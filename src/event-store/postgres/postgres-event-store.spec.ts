@@ -37,16 +37,25 @@ describe('PostgreSQL store under concurrent appends', () => {
   });
 
   const newEvent = (type: string) => ({ id: randomUUID(), type, data: {} });
+  /** What event_store_append does before its first write, for a transaction that writes its events by hand. */
+  const markAsEventWriter = (client: { query(sql: string): Promise<unknown> }) =>
+    client.query(
+      `SELECT pg_advisory_xact_lock_shared(74013, hashtext(current_schema())),
+              set_config('event_store.appending', current_schema(), true)`,
+    );
+  const insertSlowEvent = (client: { query(sql: string, values: unknown[]): Promise<unknown> }) =>
+    client.query(
+      `INSERT INTO events (stream_id, stream_revision, event_id, event_type, data) VALUES ('slow', 0, $1, 'Slow', '{}')`,
+      [randomUUID()],
+    );
 
   test('an event that commits after a later-numbered one is not skipped by a reader', async () => {
     // Transaction A takes the lower global position and stays open; B takes a higher one and commits first.
     const slow = await database.db.pool.connect();
     try {
       await slow.query('BEGIN');
-      await slow.query(
-        `INSERT INTO events (stream_id, stream_revision, event_id, event_type, data) VALUES ('slow', 0, $1, 'Slow', '{}')`,
-        [randomUUID()],
-      );
+      await markAsEventWriter(slow);
+      await insertSlowEvent(slow);
       await store.appendToStream('fast', [newEvent('Fast')], 'no_stream');
 
       const seenWhileOpen = await store.readAll({ from: START, maxCount: 100 });
@@ -65,12 +74,10 @@ describe('PostgreSQL store under concurrent appends', () => {
     const slow = await database.db.pool.connect();
     try {
       await slow.query('BEGIN');
+      await markAsEventWriter(slow);
       await slow.query('SELECT pg_current_xact_id()');
       await store.appendToStream('fast', [newEvent('Fast')], 'no_stream');
-      await slow.query(
-        `INSERT INTO events (stream_id, stream_revision, event_id, event_type, data) VALUES ('slow', 0, $1, 'Slow', '{}')`,
-        [randomUUID()],
-      );
+      await insertSlowEvent(slow);
       expect(await store.readAll({ from: START, maxCount: 100 })).toEqual([]);
       await slow.query('COMMIT');
       const all = await readUntil(store, START, 2);
@@ -79,6 +86,41 @@ describe('PostgreSQL store under concurrent appends', () => {
     } finally {
       slow.release();
     }
+  });
+
+  test('a long transaction that writes no events does not hold the readers back', async () => {
+    const other = await database.db.pool.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query('CREATE TEMP TABLE unrelated_work (n int)');
+      await other.query('SELECT pg_current_xact_id()');
+      await store.appendToStream('fast', [newEvent('Fast')], 'no_stream');
+      const seen = await readUntil(store, START, 1);
+      expect(seen.map((e) => e.type)).toEqual(['Fast']);
+      expect(await store.headPosition()).toEqual(seen[0]!.position);
+    } finally {
+      await other.query('ROLLBACK').catch(() => {});
+      other.release();
+    }
+  });
+
+  test('events are written by event_store_append only, as the first write of its transaction', async () => {
+    await expect(insertSlowEvent(database.db.pool)).rejects.toThrow(/written by event_store_append only/);
+    const client = await database.db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_current_xact_id()');
+      await expect(
+        client.query(
+          `SELECT * FROM event_store_append('late', 'any', NULL, ARRAY[$1]::uuid[], ARRAY['Late'], '[{}]', '[{}]')`,
+          [randomUUID()],
+        ),
+      ).rejects.toThrow(/first write of its transaction/);
+    } finally {
+      await client.query('ROLLBACK').catch(() => {});
+      client.release();
+    }
+    expect(await store.readAll({ from: START, maxCount: 10 })).toEqual([]);
   });
 
   test('a live subscription sees every event of many concurrent writers exactly once, in increasing position', async () => {
@@ -175,7 +217,7 @@ describe('PostgreSQL store: re-appends and conflicts (one statement, event_store
 
   test('the append is planned for each call: no session plan keeps a scan chosen while the table was small', async () => {
     const { rows } = await database.db.query<{ config: string[] | null }>(
-      "SELECT proconfig AS config FROM pg_proc WHERE proname = 'event_store_append' AND pronamespace = $1::regnamespace",
+      "SELECT proconfig AS config FROM pg_proc WHERE proname = 'event_store_insert' AND pronamespace = $1::regnamespace",
       [database.schema],
     );
     expect(rows.map((r) => r.config)).toEqual([['plan_cache_mode=force_custom_plan']]);
