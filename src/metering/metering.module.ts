@@ -45,14 +45,21 @@ import { UsageController } from './usage.controller.js';
     {
       // Redis: credit leases, given back before the node leaves. Embedded: the in-process counters.
       provide: QUOTA_GATE,
-      inject: [REDIS, CREDIT_COUNTERS, InflightCalls, APP_CONFIG],
-      useFactory: (redis: RedisClient | null, counters: CreditCounters, inflight: InflightCalls, config: AppConfig) => {
+      inject: [REDIS, CREDIT_COUNTERS, InflightCalls, OrgPlansService, APP_CONFIG],
+      useFactory: (
+        redis: RedisClient | null,
+        counters: CreditCounters,
+        inflight: InflightCalls,
+        plans: OrgPlansService,
+        config: AppConfig,
+      ) => {
         if (!redis) return new CounterQuotaGate(counters);
         const leases = new CreditLeases({
           redis,
           counters,
           journalKey: inflight.journalKey,
           leasesKey: (orgId, month) => counterKeys.leases(config.redisPrefix, orgId, month),
+          allowanceOf: async (orgId) => (await plans.get(orgId))?.monthlyCreditAllowance ?? null,
         });
         inflight.beforeLeaving(() => leases.returnAll());
         inflight.onLapse(() => leases.retireAll());

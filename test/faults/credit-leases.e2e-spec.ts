@@ -178,9 +178,9 @@ describe('credit and rate-limit leases across two processes', () => {
     const before = Object.keys(await redis.hGetAll(leasesKey));
     expect(before.length).toBeGreaterThanOrEqual(2);
     await cli('org', 'plan', orgId, '--plan', 'free', '--allowance', '30', '--rpm-live', '100000');
-    // Each node sees the change within its plan cache's lifetime (PLAN_CACHE_MS), as without leases.
-    await sleep(2_500);
-    // Every node's next call (once its plan cache has the change) retires its old lease and gives back its rest.
+    // Each node sees the change within its plan cache's lifetime (PLAN_CACHE_MS), as without leases, and gives back
+    // its old leases at its next call or maintenance pass (every second), whichever comes first.
+    await sleep(3_500);
     let served = 0;
     const refused = await eventually(
       'the new allowance refuses',

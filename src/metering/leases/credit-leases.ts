@@ -22,7 +22,8 @@ import type { Admission, QuotaGate, QuotaHold, QuotaRequest } from './quota-gate
  * Sizes adapt: a lease asked for within a quarter of LEASE_MS of the previous one is twice as large, up to
  * MAX_LEASE, but never more than an eighth of what is left (rounded down to whole calls), nor less than the call
  * that asks; a call that does not fit gives back what its node's leases have left in the same step. A lease is
- * given back when it expires (LEASE_MS), when the plan's allowance changes, on shutdown, and whenever the
+ * given back when it expires (LEASE_MS), when the plan's allowance changes (at the node's next call or maintenance
+ * pass, whichever comes first, once its plan cache has the change), on shutdown, and whenever the
  * connection to Redis is lost (then Redis may have lost it: what it held is settled as the seed of the counter
  * says, see RedisCreditCounters.settle). The slack: a 402 can come while other nodes' leases still hold unspent
  * credits, at most an eighth of what was left when each was granted (see README, failure rules of metering).
@@ -152,6 +153,7 @@ class Account {
   /** The charged total, as of this node's last look at Redis. */
   lastUsed = 0;
   constructor(
+    readonly orgId: string,
     readonly quotaKey: string,
     readonly leasesKey: string,
   ) {}
@@ -165,6 +167,11 @@ export interface CreditLeaseOptions {
   readonly leasesKey: (orgId: string, month: string) => string;
   readonly logger?: Logger;
   readonly leaseMs?: number;
+  /**
+   * The organization's allowance as the node's plan cache has it: leases granted under another one are retired by
+   * the maintenance pass, so a plan change gives back every node's leases, whether or not calls come.
+   */
+  readonly allowanceOf?: (orgId: string) => Promise<number | null>;
 }
 
 export class CreditLeases implements QuotaGate {
@@ -191,10 +198,17 @@ export class CreditLeases implements QuotaGate {
   async reserve(request: QuotaRequest): Promise<Admission> {
     const account = this.accountOf(request);
     let refused: Refill | null = null;
+    let waitedForGiveBacks = false;
     for (;;) {
       const lease = this.redisReady() ? this.pick(account, request) : null;
       if (lease) return { ok: true, hold: this.hold(lease, request) };
-      if (refused && refused.amount <= request.amount) return { ok: false, used: refused.used };
+      if (refused && refused.amount <= request.amount) {
+        // Leases this node retired may not be given back in Redis yet (their step queued behind another): once.
+        if (waitedForGiveBacks || !this.hasPendingSteps()) return { ok: false, used: refused.used };
+        waitedForGiveBacks = true;
+        refused = null;
+        await this.flush().catch(() => {});
+      }
       const refill = account.refill ?? this.startRefill(account, request, true);
       const result = await refill;
       if (!result.granted) refused = result;
@@ -219,10 +233,14 @@ export class CreditLeases implements QuotaGate {
     return this.options.redis.isReady;
   }
 
+  private hasPendingSteps(): boolean {
+    return this.queue.length > 0 || this.flushing !== null;
+  }
+
   private accountOf(request: QuotaRequest): Account {
     let account = this.accounts.get(request.key);
     if (!account) {
-      account = new Account(request.key, this.options.leasesKey(request.orgId, request.month));
+      account = new Account(request.orgId, request.key, this.options.leasesKey(request.orgId, request.month));
       this.accounts.set(request.key, account);
     }
     return account;
@@ -461,6 +479,13 @@ export class CreditLeases implements QuotaGate {
       if (account.leases.length === 0 && !account.refill && now - account.lastGrantAt > this.leaseMs) {
         this.accounts.delete(key);
       }
+      if (account.leases.some((lease) => !lease.retired)) void this.retireUnderOldPlan(account);
     }
+  }
+
+  private async retireUnderOldPlan(account: Account): Promise<void> {
+    const allowance = await this.options.allowanceOf?.(account.orgId).catch(() => null);
+    if (allowance === null || allowance === undefined) return;
+    for (const lease of account.leases) if (!lease.retired && lease.allowance !== allowance) this.retire(lease);
   }
 }
