@@ -41,6 +41,7 @@ describe('PostgreSQL store under concurrent appends', () => {
   const markAsEventWriter = (client: { query(sql: string): Promise<unknown> }) =>
     client.query(
       `SELECT pg_advisory_xact_lock_shared(74013, hashtext(current_schema())),
+              pg_advisory_xact_lock_shared(74014, ((pg_current_xact_id()::text::bigint % 4294967296) - 2147483648)::int),
               set_config('event_store.appending', current_schema(), true)`,
     );
   const insertSlowEvent = (client: { query(sql: string, values: unknown[]): Promise<unknown> }) =>
@@ -121,6 +122,46 @@ describe('PostgreSQL store under concurrent appends', () => {
       client.release();
     }
     expect(await store.readAll({ from: START, maxCount: 10 })).toEqual([]);
+  });
+
+  test('with a long unrelated transaction open, a reader polling under concurrent writers skips no event', async () => {
+    // The horizon then comes from the writers' locks, not from the oldest running transaction: a reader that moved
+    // past an event whose writer had its id but did not show as a writer yet would never see that event.
+    const other = await database.db.pool.connect();
+    const seen = new Set<string>();
+    const written: string[] = [];
+    let writing = true;
+    try {
+      await other.query('BEGIN');
+      await other.query('SELECT pg_current_xact_id()');
+      const reading = (async () => {
+        let from: From = START;
+        for (;;) {
+          const done = !writing;
+          const page = await store.readAll({ from, maxCount: 500 });
+          for (const event of page) seen.add(event.id);
+          from = page.at(-1)?.position ?? from;
+          if (done && page.length === 0) return;
+        }
+      })();
+      const until = Date.now() + 2_000;
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, w) => {
+          while (Date.now() < until) {
+            const event = newEvent(`W${w}`);
+            await store.appendToStream(`busy-${w}`, [event], 'any');
+            written.push(event.id);
+          }
+        }),
+      );
+      writing = false;
+      await reading;
+    } finally {
+      await other.query('ROLLBACK').catch(() => {});
+      other.release();
+    }
+    expect(written.length).toBeGreaterThan(100);
+    expect(written.filter((id) => !seen.has(id))).toEqual([]);
   });
 
   test('a live subscription sees every event of many concurrent writers exactly once, in increasing position', async () => {

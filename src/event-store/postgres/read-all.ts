@@ -3,26 +3,11 @@ import { type From, type RecordedEvent, START } from '../event-store.port.js';
 import { EVENT_COLUMNS, type EventRow, rowToRecordedEvent } from './row-to-recorded-event.js';
 
 /**
- * The horizon of the global order: the oldest transaction, among those running when this statement's snapshot was
- * taken, that may still commit events. Event writers hold the schema's append lock from before their first write
- * until they end (migration 006), so a running transaction without it never will; one that ended between the
- * snapshot and the look at the locks counts too (it may have written events this snapshot does not show). With none,
- * the snapshot's xmax: every transaction before it has ended. A long transaction that writes no events (an index
- * rebuild, another application's batch) therefore no longer holds the readers back.
+ * The horizon of the global order for this statement's snapshot: the oldest transaction that may still commit events
+ * of this schema (event_store_horizon, migration 006). A long transaction that writes no events (an index rebuild,
+ * another application's batch) does not hold the readers back.
  */
-const HORIZON = `(
-  SELECT coalesce(min(r.xid), pg_snapshot_xmax(pg_current_snapshot())::text::bigint)
-  FROM (SELECT x::text::bigint AS xid FROM pg_snapshot_xip(pg_current_snapshot()) AS x) r
-  WHERE pg_xact_status(r.xid::text::xid8) IS DISTINCT FROM 'in progress'
-    OR r.xid IN (
-      SELECT t.transactionid::text::bigint
-      FROM pg_locks m JOIN pg_locks t ON t.pid = m.pid
-      WHERE m.locktype = 'advisory' AND m.granted AND m.classid = 74013 AND m.objsubid = 2
-        AND m.objid = hashtext(current_schema())::oid
-        AND m.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-        AND t.locktype = 'transactionid' AND t.granted AND t.mode = 'ExclusiveLock'
-    )
-)`;
+const HORIZON = '(SELECT event_store_horizon(pg_current_snapshot()))';
 
 /** Events after `from` whose transactions precede the horizon: no event can later appear before the last one. */
 const SAFELY_COMMITTED = `transaction_id < ${HORIZON}`;
