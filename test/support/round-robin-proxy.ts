@@ -23,6 +23,9 @@ export class RoundRobinProxy {
   private constructor(private readonly upstreams: string[]) {
     this.served = upstreams.map(() => 0);
     this.server = createServer((req, res) => this.forward(req, res));
+    // Idle client connections stay open for the whole test: closed after Node's default 5 s, a test's next burst
+    // could reuse one the proxy was closing at that moment, and its POST would fail with ECONNRESET (seen under load).
+    this.server.keepAliveTimeout = 600_000;
     this.server.on('connection', (socket) => {
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));

@@ -152,6 +152,8 @@ class Account {
   lastGrantAt = 0;
   /** The charged total, as of this node's last look at Redis. */
   lastUsed = 0;
+  /** Credits of this node's durable charges that Redis has not counted yet (their settlement is queued). */
+  unsettled = 0;
   constructor(
     readonly orgId: string,
     readonly quotaKey: string,
@@ -288,27 +290,27 @@ export class CreditLeases implements QuotaGate {
         if (done) return this.usedEstimate(lease.account);
         // The rest of the reservation goes back to the lease (an overrun, which pricing never makes, is taken too).
         if (!lease.retired) lease.available += amount - credits;
-        const settled = this.enqueue(
-          's',
-          [lease.account.leasesKey, lease.account.quotaKey],
-          [lease.id, String(credits)],
+        const account = lease.account;
+        // The charge is durable: the call is answered now, its credits move from the lease to the counter in the
+        // background (grouped with the others of the moment); until then they count as this node's unsettled ones.
+        account.unsettled += credits;
+        this.enqueue('s', [account.leasesKey, account.quotaKey], [lease.id, String(credits)]).then(
+          (used) => {
+            account.unsettled -= credits;
+            if (used >= 0) account.lastUsed = used;
+            if (used === -2) {
+              this.retire(lease);
+              this.settleLost(chargeId, account.quotaKey, credits, request.seed, chargedAt);
+            }
+          },
+          (error: unknown) => {
+            account.unsettled -= credits;
+            // Redis went away after the charge was durable: settled once it is back (the op stays queued).
+            this.logger.warn(`settling charge ${chargeId} waits for Redis: ${(error as Error).message}`);
+          },
         );
         finish();
-        try {
-          const used = await settled;
-          if (used >= 0) {
-            lease.account.lastUsed = used;
-            return used;
-          }
-          if (used === -2) {
-            this.retire(lease);
-            this.settleLost(chargeId, lease.account.quotaKey, credits, request.seed, chargedAt);
-          }
-        } catch (error) {
-          // Redis went away after the charge was durable: settled once it is back (the op stays queued).
-          this.logger.warn(`settling charge ${chargeId} waits for Redis: ${(error as Error).message}`);
-        }
-        return this.usedEstimate(lease.account);
+        return account.lastUsed + account.unsettled;
       },
       release: async () => {
         if (done) return null;
