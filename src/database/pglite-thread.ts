@@ -1,0 +1,42 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+import { PgliteWireServer } from './pglite-wire-server.js';
+
+/** What EmbeddedPostgres hands the thread that runs PGlite. */
+export interface PgliteThreadData {
+  readonly pgDir: string;
+  readonly port: number;
+  readonly maxConnections: number;
+}
+
+export type PgliteThreadMessage =
+  | { readonly type: 'listening'; readonly port: number }
+  | { readonly type: 'failed'; readonly message: string }
+  | { readonly type: 'stopped' };
+
+/**
+ * The embedded database on a thread of its own: PGlite (WebAssembly) executes every statement synchronously, so on
+ * the main thread it would stall HTTP for as long as each statement runs. The wire server listens on loopback here;
+ * the main thread connects to it with `pg` as before.
+ */
+async function run(data: PgliteThreadData): Promise<void> {
+  const port = parentPort!;
+  try {
+    const db = await PGlite.create(data.pgDir);
+    const server = new PgliteWireServer(db, data.maxConnections);
+    const listening = await server.listen(data.port, '127.0.0.1');
+    port.on('message', (message: { type: string }) => {
+      if (message.type !== 'stop') return;
+      void (async () => {
+        await server.close();
+        await db.close();
+        port.postMessage({ type: 'stopped' } satisfies PgliteThreadMessage);
+      })();
+    });
+    port.postMessage({ type: 'listening', port: listening } satisfies PgliteThreadMessage);
+  } catch (error) {
+    port.postMessage({ type: 'failed', message: (error as Error).message } satisfies PgliteThreadMessage);
+  }
+}
+
+if (parentPort) void run(workerData as PgliteThreadData);
