@@ -1,4 +1,5 @@
 import { absolutizeUrls, baseUrlOf } from './absolute-urls.js';
+import { flattenCodeBlocks } from './code-blocks.js';
 import { parseDocument } from './dom.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { htmlToText } from './html-to-text.js';
@@ -40,6 +41,7 @@ export interface HtmlOptions {
  */
 export function extractHtml(html: string, pageUrl: string, options: HtmlOptions): HtmlExtraction {
   const document = parseDocument(html);
+  const flattened = flattenCodeBlocks(document);
   const base = baseUrlOf(document, pageUrl);
   absolutizeUrls(document, base);
   const structuredData = structuredDataOf(document, base);
@@ -49,8 +51,9 @@ export function extractHtml(html: string, pageUrl: string, options: HtmlOptions)
   const favicon = pageFavicon(document, base, pageUrl);
   const language = pageLanguage(document);
   const dates = dateCandidates(document, structuredData);
-  const main = extractMainContent(document, options.depth, () => {
+  const main = extractMainContent(document, options.depth, flattened, () => {
     const fresh = parseDocument(html);
+    flattenCodeBlocks(fresh);
     absolutizeUrls(fresh, base);
     return fresh;
   });
