@@ -1,4 +1,4 @@
-import { flattenCodeBlocks } from './code-blocks.js';
+import { flattenCodeBlocks, withoutCodeSpans } from './code-blocks.js';
 import { parseDocument } from './dom.js';
 import { extractHtml } from './html-page.js';
 
@@ -43,6 +43,18 @@ describe('code blocks', () => {
       expect(flattenCodeBlocks(document)).toBe(0);
       expect(document.querySelector('pre')!.innerHTML).toBe(before);
     }
+  });
+
+  test('the markup loses the spans of its pre blocks, and only those; the text stays the same', () => {
+    const html =
+      `<p><span class="x">outside</span></p>${HIGHLIGHTED}` +
+      '<PRE class=x><SPAN title="a > b" data-x=\'1\'>one</SPAN> <span class=k>two</span><span/></PRE><pre>plain</pre>';
+    const { html: stripped, removed } = withoutCodeSpans(html);
+    expect(removed).toBe(15 + 3);
+    expect(stripped).toContain('<p><span class="x">outside</span></p>');
+    expect(stripped).toContain('<PRE class=x>one two</PRE><pre>plain</pre>');
+    const text = (markup: string) => [...parseDocument(markup).querySelectorAll('pre')].map((pre) => pre.textContent);
+    expect(text(stripped)).toEqual(text(html));
   });
 
   test('in markdown a highlighted block is fenced code, verbatim (no escapes)', () => {

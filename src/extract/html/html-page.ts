@@ -1,5 +1,5 @@
 import { absolutizeUrls, baseUrlOf } from './absolute-urls.js';
-import { flattenCodeBlocks } from './code-blocks.js';
+import { flattenCodeBlocks, withoutCodeSpans } from './code-blocks.js';
 import { parseDocument } from './dom.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { htmlToText } from './html-to-text.js';
@@ -40,8 +40,9 @@ export interface HtmlOptions {
  * is only found by the fallback is parsed a second time, since extraction has changed the first tree).
  */
 export function extractHtml(html: string, pageUrl: string, options: HtmlOptions): HtmlExtraction {
-  const document = parseDocument(html);
-  const flattened = flattenCodeBlocks(document);
+  const markup = withoutCodeSpans(html);
+  const document = parseDocument(markup.html);
+  const flattened = markup.removed + flattenCodeBlocks(document);
   const base = baseUrlOf(document, pageUrl);
   absolutizeUrls(document, base);
   const structuredData = structuredDataOf(document, base);
@@ -52,7 +53,7 @@ export function extractHtml(html: string, pageUrl: string, options: HtmlOptions)
   const language = pageLanguage(document);
   const dates = dateCandidates(document, structuredData);
   const main = extractMainContent(document, options.depth, flattened, () => {
-    const fresh = parseDocument(html);
+    const fresh = parseDocument(markup.html);
     flattenCodeBlocks(fresh);
     absolutizeUrls(fresh, base);
     return fresh;
