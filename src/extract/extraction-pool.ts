@@ -19,6 +19,12 @@ export interface ExtractionPoolOptions {
   readonly resourceLimits?: { readonly maxOldGenerationSizeMb?: number; readonly maxYoungGenerationSizeMb?: number };
 }
 
+/** Told when a page has to wait for a turn (the pool is full), and when its turn comes. */
+export interface QueueListener {
+  waiting(): void;
+  turn(): void;
+}
+
 /**
  * Each thread's JavaScript heap: an old generation big enough for the DOM of the largest page we accept, and a young
  * generation of 64 MB. Parsing makes much short-lived garbage, and a page's DOM lives through the whole extraction:
@@ -58,11 +64,20 @@ export class ExtractionPool implements OnApplicationShutdown {
     this.resourceLimits = options.resourceLimits ?? WORKER_HEAP_LIMITS;
   }
 
-  /** extractHtml(html, url, options), on a worker thread when the pool has any. */
-  async extract(html: string, url: string, options: HtmlOptions, signal?: AbortSignal): Promise<HtmlExtraction> {
+  /**
+   * extractHtml(html, url, options), on a worker thread when the pool has any. `queue` hears when the page has to wait
+   * for its turn and when it gets it (a page's time limit does not run meanwhile).
+   */
+  async extract(
+    html: string,
+    url: string,
+    options: HtmlOptions,
+    signal?: AbortSignal,
+    queue?: QueueListener,
+  ): Promise<HtmlExtraction> {
     signal?.throwIfAborted();
     if (this.threads === 0 || this.closed) return extractHtml(html, url, options);
-    await this.acquire(signal);
+    await this.acquire(signal, queue);
     try {
       const result = await this.piscina().run({ html, url, options }, signal ? { signal } : {});
       if (result.ok) return result.page;
@@ -109,11 +124,12 @@ export class ExtractionPool implements OnApplicationShutdown {
     return this.pool;
   }
 
-  private acquire(signal?: AbortSignal): Promise<void> {
+  private acquire(signal?: AbortSignal, queue?: QueueListener): Promise<void> {
     if (this.active < this.capacity) {
       this.active++;
       return Promise.resolve();
     }
+    queue?.waiting();
     return new Promise<void>((resolve, reject) => {
       const onAbort = () => {
         const index = this.waiting.indexOf(turn);
@@ -123,6 +139,7 @@ export class ExtractionPool implements OnApplicationShutdown {
       const turn = () => {
         signal?.removeEventListener('abort', onAbort);
         this.active++;
+        queue?.turn();
         resolve();
       };
       signal?.addEventListener('abort', onAbort, { once: true });
