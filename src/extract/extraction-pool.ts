@@ -27,13 +27,13 @@ export interface QueueListener {
 
 /**
  * Each thread's JavaScript heap: an old generation big enough for the DOM of the largest page we accept, and a young
- * generation of 64 MB. Parsing makes much short-lived garbage, and a page's DOM lives through the whole extraction:
- * with a smaller nursery (24 MB) most DOMs were promoted and marked in the old generation, and V8's GC threads took
- * a third of the crawl's CPU. Measured on the real docs site (the same busy machine, service alone): 64 MB against
- * 24 MB took 7-14% less CPU for about 145 MB more peak RSS with two threads (490 against 340 MiB; crawlee +
- * Readability peaks near 600).
+ * generation of 48 MB. Parsing makes much short-lived garbage, and a page's DOM lives through the whole extraction:
+ * with a smaller nursery (24 MB) more DOMs were promoted and marked in the old generation, and V8's GC threads took
+ * a third of the crawl's CPU. Measured on the real docs site (the same busy machine, service alone), against 24 MB:
+ * 48 MB took about 5% less CPU for about 40 MB more peak RSS with two threads (383 against 340 MiB), 64 MB 7-14% less
+ * for about 145 MB more (490 MiB: as much as crawlee + Readability's lower peaks, 495-620 MiB).
  */
-const WORKER_HEAP_LIMITS = { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 64 } as const;
+const WORKER_HEAP_LIMITS = { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 48 } as const;
 
 /**
  * HTML parsing and extraction (extractHtml) on a pool of worker threads (piscina), so that a crawl or an extract of
