@@ -99,6 +99,16 @@ describe('POST /map', () => {
       expect(pagesOf(limited.body.results)).toEqual([...DEPTH_1_FETCHED, ...DEPTH_2_NEW].slice(0, 10));
     });
 
+    test('cut_short: a map that stops at its limit says so, with the pages it found and left; a complete one does not', async () => {
+      const all = await map({ url: sites.docs(sites.linksOnly.origin), max_depth: 3 });
+      expect(all.body).not.toHaveProperty('cut_short');
+      const found = all.body.results.length;
+      const limited = await map({ url: sites.docs(sites.linksOnly.origin), max_depth: 3, limit: 10 });
+      expect(limited.body.cut_short).toEqual({ by: 'limit', pages_left: expect.any(Number) });
+      expect(limited.body.cut_short.pages_left).toBeGreaterThan(0);
+      expect(limited.body.cut_short.pages_left).toBeLessThanOrEqual(found - 10);
+    });
+
     test('each page once: fragments, tracking parameters and trailing slashes do not make new pages', async () => {
       const response = await map({ url: sites.docs(sites.linksOnly.origin), max_depth: 3 });
       const results: string[] = response.body.results;
@@ -226,6 +236,8 @@ describe('POST /map', () => {
         expect(Date.now() - started).toBeLessThan(10_000);
         expect(response.status).toBe(200);
         expect(response.body.results).toEqual([slow.url('/start'), slow.url('/slow/1'), slow.url('/slow/2')]);
+        // The two slow pages are listed (not left); what they link to is unknown.
+        expect(response.body.cut_short).toEqual({ by: 'timeout', pages_left: 0 });
       } finally {
         await slow.stop();
       }

@@ -5,7 +5,7 @@ import { MAX_PAGES_PER_CALL } from '../metering/metered-operation.js';
 import { CrawlFilters } from './crawl-filters.js';
 import type { MapRequestDto } from './dto/map-request.dto.js';
 import { DEFAULTS } from './dto/map-request.dto.js';
-import type { FrontierPlan } from './frontier.js';
+import type { FrontierPlan, FrontierStop } from './frontier.js';
 import { parseStartUrl } from './normalize-url.js';
 import { RelevanceRanker } from './relevance.js';
 
@@ -57,4 +57,9 @@ export function badRequest(message: string): BadRequestException {
 /** Seconds, two decimals, as Tavily reports `response_time`. */
 export function responseTime(startedAt: number): number {
   return Math.round((Date.now() - startedAt) / 10) / 100;
+}
+
+/** A response's `cut_short`: which limit stopped the run (`timeout` or `limit`) and how many pages it left. */
+export function cutShort(stop: FrontierStop): { readonly by: FrontierStop['by']; readonly pages_left: number } {
+  return { by: stop.by, pages_left: stop.pagesLeft };
 }

@@ -11,10 +11,10 @@ import { AddressPolicy } from '../fetch/address-policy.js';
 import { FETCHER, type Fetcher, ROBOTS_POLICY, type RobotsPolicy } from '../fetch/fetcher.port.js';
 import { HostScheduler } from '../fetch/host-scheduler.js';
 import type { WorkOutcome } from '../metering/metering-pipeline.js';
-import { resolveRequest, responseTime } from './crawl-request.js';
+import { cutShort, resolveRequest, responseTime } from './crawl-request.js';
 import { DocumentIndexWriter } from './document-index.writer.js';
 import type { CrawlRequestDto } from './dto/crawl-request.dto.js';
-import { Frontier, type FrontierStop, type PageVisitor } from './frontier.js';
+import { Frontier, type PageVisitor } from './frontier.js';
 import { IndexFeed } from './index-feed.js';
 import { linkVisitor } from './link-visitor.js';
 import { normalizeUrl } from './normalize-url.js';
@@ -117,11 +117,6 @@ export class CrawlService {
       counts: { pages: results.length, failed_urls: outcome.failed },
     };
   }
-}
-
-/** The response's `cut_short`: which limit stopped the crawl (`timeout` or `limit`) and how many pages it left. */
-function cutShort(stop: FrontierStop): { readonly by: FrontierStop['by']; readonly pages_left: number } {
-  return { by: stop.by, pages_left: stop.pagesLeft };
 }
 
 /**

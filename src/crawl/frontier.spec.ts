@@ -312,5 +312,39 @@ describe('Frontier', () => {
       const outcome = await frontier().run(plan({ maxDepth: 2, limit: 6 }), fakeVisitor(TREE));
       expect(outcome.stop).toEqual({ by: 'limit', pagesLeft: 7 });
     });
+
+    test('a map at its deadline: the pages it lists unvisited are not left; the unread links of visited pages are', async () => {
+      const visitor = fakeVisitor(TREE);
+      const outcome = await frontier().run(
+        plan({ maxDepth: 3, concurrency: 2, deadline: Date.now() + 300 }),
+        async (url) => {
+          if (url === `${O}/b/` || url === `${O}/c/`)
+            await new Promise((resolve) => setTimeout(resolve, 5_000).unref());
+          return visitor(url);
+        },
+      );
+      expect(outcome.timedOut).toBe(true);
+      // /b/ and /c/ are listed; /a/1…/a/3 were found from /a/ (listed or left, never both).
+      const listed = paths(outcome.pages);
+      expect(listed.slice(0, 4)).toEqual(['/', '/a/', '/b/', '/c/']);
+      expect(outcome.stop).toEqual({ by: 'timeout', pagesLeft: 3 - (listed.length - 4) });
+    });
+
+    test('a ranked map: the relevant pages found and ranked below the limit are left', async () => {
+      const graph: Graph = {
+        '/': ['/blog/', '/pricing/', '/docs/'],
+        '/blog/': ['/blog/launch', '/blog/pricing-update'],
+        '/pricing/': ['/pricing/enterprise', '/pricing/faq'],
+        '/docs/': ['/docs/billing'],
+      };
+      const ranker = new RelevanceRanker('pricing and billing');
+      // Nine pages within depth 2, five of them relevant (see 'instructions' above); two kept.
+      const outcome = await frontier().run(plan({ maxDepth: 2, limit: 2, ranker }), fakeVisitor(graph));
+      expect(outcome.pages).toHaveLength(2);
+      // At least the three relevant pages not kept; pages found past the discovery cap count too, relevant or not.
+      expect(outcome.stop?.by).toBe('limit');
+      expect(outcome.stop!.pagesLeft).toBeGreaterThanOrEqual(3);
+      expect(outcome.stop!.pagesLeft).toBeLessThanOrEqual(9 - 2);
+    });
   });
 });

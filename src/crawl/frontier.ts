@@ -206,12 +206,13 @@ class FrontierRun<P> {
       if (this.plan.mode === 'crawl' && !this.ranker) await this.runPipelined(sitemapPages);
       else await this.runByLevel(sitemapPages);
       const timedOut = this.signal.aborted;
+      const ranked = this.ranked();
       return {
-        pages: this.results(),
+        pages: this.results(ranked),
         visited: this.visited,
         failed: this.failed,
         timedOut,
-        stop: this.stopReason(timedOut),
+        stop: this.stopReason(timedOut, ranked),
         startError: this.startError,
       };
     } finally {
@@ -495,15 +496,17 @@ class FrontierRun<P> {
   }
 
   /**
-   * Why the run ended with pages left, if it did. At the deadline: the pages found and not visited, those not yet
-   * read from visited pages' links (up to `max_breadth` each, robots.txt not asked), and those beyond the limit.
+   * Why the run ended with pages left, if it did. Left: the pages beyond the limit (found and not taken, or, for a
+   * ranked map, found and ranked below the `limit` best); at the deadline also the pages found and not visited (a
+   * map lists those: they are not left) and those not yet read from visited pages' links (up to `max_breadth` each,
+   * robots.txt not asked).
    */
-  private stopReason(timedOut: boolean): FrontierStop | null {
-    const overLimit = [...this.overLimit].filter((key) => !this.byKey.has(key));
-    if (!timedOut) return overLimit.length > 0 ? { by: 'limit', pagesLeft: overLimit.length } : null;
-    const left = new Set(overLimit);
+  private stopReason(timedOut: boolean, ranked: readonly Entry<P>[]): FrontierStop | null {
+    const left = new Set([...this.overLimit].filter((key) => !this.byKey.has(key)));
+    for (const entry of ranked.slice(this.plan.limit)) left.add(entry.key);
+    if (!timedOut) return left.size > 0 ? { by: 'limit', pagesLeft: left.size } : null;
     for (const entry of this.entries) {
-      if (entry.listed && entry.state === 'pending') left.add(entry.key);
+      if (entry.listed && entry.state === 'pending' && this.plan.mode === 'crawl') left.add(entry.key);
     }
     for (const entry of this.entries) {
       if (entry.linksRead || entry.state !== 'visited' || !entry.visit || entry.depth >= this.plan.maxDepth) continue;
@@ -621,24 +624,26 @@ class FrontierRun<P> {
     );
   }
 
-  private results(): FrontierPage<P>[] {
+  /** The results before the limit: in discovery order, or, with instructions, the relevant ones best first. */
+  private ranked(): Entry<P>[] {
     const kept = this.entries.filter((entry) => this.isResult(entry));
-    let ordered = kept;
-    if (this.ranker) {
-      const fields = new Map<string, RelevanceFields>();
-      for (const entry of kept) {
-        fields.set(entry.key, {
-          path: pathOf(entry.url),
-          anchors: entry.anchors,
-          title: entry.visit?.title ?? null,
-          summary: entry.visit?.summary ?? null,
-          content: entry.visit?.content ?? null,
-        });
-      }
-      const byKey = new Map(kept.map((entry) => [entry.key, entry]));
-      ordered = this.ranker.rank(fields).map((key) => byKey.get(key)!);
+    if (!this.ranker) return kept;
+    const fields = new Map<string, RelevanceFields>();
+    for (const entry of kept) {
+      fields.set(entry.key, {
+        path: pathOf(entry.url),
+        anchors: entry.anchors,
+        title: entry.visit?.title ?? null,
+        summary: entry.visit?.summary ?? null,
+        content: entry.visit?.content ?? null,
+      });
     }
-    return ordered
+    const byKey = new Map(kept.map((entry) => [entry.key, entry]));
+    return this.ranker.rank(fields).map((key) => byKey.get(key)!);
+  }
+
+  private results(ranked: Entry<P>[]): FrontierPage<P>[] {
+    return ranked
       .slice(0, this.plan.limit)
       .map((entry) => ({ url: entry.url, depth: entry.depth, visit: entry.visit }));
   }

@@ -3,13 +3,16 @@ import { AddressPolicy } from '../fetch/address-policy.js';
 import { FETCHER, type Fetcher, ROBOTS_POLICY, type RobotsPolicy } from '../fetch/fetcher.port.js';
 import { HostScheduler } from '../fetch/host-scheduler.js';
 import type { WorkOutcome } from '../metering/metering-pipeline.js';
-import { resolveRequest, responseTime } from './crawl-request.js';
+import { cutShort, resolveRequest, responseTime } from './crawl-request.js';
 import type { MapRequestDto } from './dto/map-request.dto.js';
 import { Frontier } from './frontier.js';
 import { linkVisitor } from './link-visitor.js';
 import { rejectRefusedStart } from './start-failure.js';
 
-/** POST /map: the URLs of a site, found by following links (fetched, not extracted) and reading its sitemaps. */
+/**
+ * POST /map: the URLs of a site, found by following links (fetched, not extracted) and reading its sitemaps. A map cut
+ * short by its timeout or its limit says so (`cut_short`), as a crawl does.
+ */
 @Injectable()
 export class MapService {
   private readonly frontier: Frontier;
@@ -30,7 +33,12 @@ export class MapService {
     if (outcome.pages.length === 0) rejectRefusedStart(outcome.startError);
     const results = outcome.pages.map((page) => page.url);
     return {
-      body: { base_url: request.baseUrl, results, response_time: responseTime(startedAt) },
+      body: {
+        base_url: request.baseUrl,
+        results,
+        ...(outcome.stop ? { cut_short: cutShort(outcome.stop) } : {}),
+        response_time: responseTime(startedAt),
+      },
       counts: { pages: results.length },
     };
   }

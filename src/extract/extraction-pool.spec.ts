@@ -57,6 +57,18 @@ describe('ExtractionPool', () => {
       expect(pool.load).toEqual({ active: 0, waiting: 0 });
     });
 
+    test('a caller that has to wait hears when it waits and when its turn comes; one served at once hears nothing', async () => {
+      const heard: string[] = [];
+      const listener = (name: string) => ({
+        waiting: () => heard.push(`${name} waits`),
+        turn: () => heard.push(`${name} turn`),
+      });
+      const runs = ['a', 'b', 'c'].map((name) => pool.extract(HTML, PAGE_URL, OPTIONS, undefined, listener(name)));
+      expect(heard).toEqual(['c waits']);
+      await Promise.all(runs);
+      expect(heard).toEqual(['c waits', 'c turn']);
+    });
+
     test('a task aborted while it waits is dropped; one aborted while it runs ends, and the pool goes on', async () => {
       const big = bigPage();
       const controller = new AbortController();

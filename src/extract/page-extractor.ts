@@ -12,6 +12,7 @@ import { ExtractionPool } from './extraction-pool.js';
 import { parseDocument } from './html/dom.js';
 import { extractHtml } from './html/html-page.js';
 import { looksJavaScriptBuilt } from './html/javascript-built.js';
+import { PausableTimer } from './pausable-timer.js';
 import { isPdf, pdfToText } from './pdf/pdf-text.js';
 import { PAGE_RENDERER, type PageRenderer } from './render/page-renderer.js';
 import { fetchYouTubeTranscript } from './youtube/youtube-transcript.js';
@@ -44,19 +45,19 @@ export class PageExtractor implements ContentExtractor {
 
   async extract(url: string, options: ExtractOptions): Promise<ExtractedPage> {
     const controller = new AbortController();
-    let timer: NodeJS.Timeout | undefined;
+    let timer: PausableTimer | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
+      timer = new PausableTimer(options.timeoutMs, () => {
         controller.abort();
         reject(new ExtractError(`Failed to extract content: timed out after ${formatSeconds(options.timeoutMs)}`, url));
-      }, options.timeoutMs);
+      });
     });
     // The caller's signal (a crawl's deadline) stops the extraction too.
     const onCallerAbort = () => controller.abort(options.signal?.reason);
     if (options.signal?.aborted) onCallerAbort();
     else options.signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
-      const page = await Promise.race([this.extractContent(url, options, controller.signal), deadline]);
+      const page = await Promise.race([this.extractContent(url, options, controller.signal, timer!), deadline]);
       const { content, ...rest } = page;
       if (!content.trim()) throw new ExtractError('Failed to extract content: the page has no readable text', url);
       const query = options.query?.trim();
@@ -70,19 +71,24 @@ export class PageExtractor implements ContentExtractor {
     } catch (error) {
       throw toExtractError(error, url);
     } finally {
-      clearTimeout(timer);
+      timer?.clear();
       options.signal?.removeEventListener('abort', onCallerAbort);
     }
   }
 
-  private async extractContent(url: string, options: ExtractOptions, signal: AbortSignal): Promise<Content> {
+  private async extractContent(
+    url: string,
+    options: ExtractOptions,
+    signal: AbortSignal,
+    timer: PausableTimer,
+  ): Promise<Content> {
     const videoId = youTubeVideoId(url);
     if (videoId) return this.youtube(url, videoId, options, signal);
     const started = Date.now();
     const remaining = () => Math.max(1, options.timeoutMs - (Date.now() - started));
     const resource = await this.fetcher.fetch(url, { timeoutMs: remaining(), signal, accept: ACCEPT });
     if (isPdf(resource.body, resource.contentType)) return this.pdf(resource);
-    if (isHtml(resource)) return this.html(resource, options, remaining, signal);
+    if (isHtml(resource)) return this.html(resource, options, remaining, signal, timer);
     return this.plain(resource);
   }
 
@@ -91,6 +97,7 @@ export class PageExtractor implements ContentExtractor {
     options: ExtractOptions,
     remaining: () => number,
     signal: AbortSignal,
+    timer: PausableTimer,
   ): Promise<Content> {
     let html = resource.text();
     let url = resource.url;
@@ -106,8 +113,10 @@ export class PageExtractor implements ContentExtractor {
       }
     }
     const htmlOptions = { depth: options.depth, format: options.format } as const;
+    // The time the page waits for a thread of the pool is not counted against its timeout.
+    const queue = { waiting: () => timer.pause(), turn: () => timer.resume() };
     const page = this.pool
-      ? await this.pool.extract(html, url, htmlOptions, signal)
+      ? await this.pool.extract(html, url, htmlOptions, signal, queue)
       : extractHtml(html, url, htmlOptions);
     return {
       url,

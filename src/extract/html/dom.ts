@@ -1,4 +1,8 @@
 import { parseHTML } from 'linkedom';
+import { installTagSelectors } from './tag-selectors.js';
+
+// Simple selectors (most of Readability's queries) without css-select.
+installTagSelectors();
 
 /**
  * The small part of the DOM the extractor uses. The project compiles without the DOM library (it is a server), so

@@ -1,4 +1,5 @@
 import { absolutizeUrls, baseUrlOf } from './absolute-urls.js';
+import { flattenCodeBlocks, withoutCodeSpans } from './code-blocks.js';
 import { parseDocument } from './dom.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { htmlToText } from './html-to-text.js';
@@ -39,7 +40,9 @@ export interface HtmlOptions {
  * is only found by the fallback is parsed a second time, since extraction has changed the first tree).
  */
 export function extractHtml(html: string, pageUrl: string, options: HtmlOptions): HtmlExtraction {
-  const document = parseDocument(html);
+  const markup = withoutCodeSpans(html);
+  const document = parseDocument(markup.html);
+  const flattened = markup.removed + flattenCodeBlocks(document);
   const base = baseUrlOf(document, pageUrl);
   absolutizeUrls(document, base);
   const structuredData = structuredDataOf(document, base);
@@ -49,8 +52,9 @@ export function extractHtml(html: string, pageUrl: string, options: HtmlOptions)
   const favicon = pageFavicon(document, base, pageUrl);
   const language = pageLanguage(document);
   const dates = dateCandidates(document, structuredData);
-  const main = extractMainContent(document, options.depth, () => {
-    const fresh = parseDocument(html);
+  const main = extractMainContent(document, options.depth, flattened, () => {
+    const fresh = parseDocument(markup.html);
+    flattenCodeBlocks(fresh);
     absolutizeUrls(fresh, base);
     return fresh;
   });

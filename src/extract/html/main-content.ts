@@ -42,14 +42,16 @@ const READABILITY_CHAR_THRESHOLD = 500;
  * attempt, the body without navigation, header, footer, asides and boilerplate blocks (from `freshCopy`), if that
  * adds prose; a huge page goes straight to the latter. Then blocks that are mostly links go, and the depth's
  * treatment: `basic` keeps the text of tables as lines and drops captions and embeds; `advanced` keeps tables,
- * figure captions, and embedded media as links.
+ * figure captions, and embedded media as links. `elementsRemoved`: elements the page had as served that are no
+ * longer in `document` (flattened code blocks); the page's size is judged as served.
  */
 export function extractMainContent(
   document: DomDocument,
   depth: ExtractDepth,
+  elementsRemoved: number,
   freshCopy: () => DomDocument,
 ): MainContent {
-  if (hasMoreElements(document.documentElement, READABILITY_MAX_ELEMENTS)) {
+  if (hasMoreElements(document.documentElement, READABILITY_MAX_ELEMENTS - elementsRemoved)) {
     // Readability's cost grows faster than the page: a huge page (a changelog, an index) is read the cheap way.
     const root = fallbackContent(document, depth);
     applyDepth(root, depth);

@@ -313,10 +313,35 @@ export const CRAWL_REQUEST: ObjectSchema = object(
   ['url'],
 );
 
+/** `cut_short` of a crawl or map that stopped before it had every page it found. */
+function cutShort(run: 'crawl' | 'map'): ObjectSchema {
+  const done = run === 'crawl' ? 'crawled' : 'listed';
+  return object(
+    {
+      by: enumOf(
+        ['timeout', 'limit'],
+        `\`timeout\`: the time ran out (the pages ${done} by then are returned); \`limit\`: \`limit\` pages were ` +
+          'taken and more were found.',
+      ),
+      pages_left: integer(
+        `Pages found (linked within max_depth and max_breadth, or in a sitemap, and passing the filters) and not ${done}.`,
+        { minimum: 0 },
+      ),
+    },
+    ['by', 'pages_left'],
+    {
+      description:
+        `Present when the ${run} stopped before it had every page it found: the limit that stopped it, and how ` +
+        'many pages were left.',
+    },
+  );
+}
+
 export const MAP_RESPONSE: ObjectSchema = object(
   {
     base_url: string('The start URL, as given.'),
     results: array(string('A page URL.'), 'The pages found, in discovery order (or by relevance with instructions).'),
+    cut_short: cutShort('map'),
     response_time: number('Seconds the call took.'),
     request_id: string('Identifies this request.'),
     usage: ref('Usage'),
@@ -339,26 +364,7 @@ export const CRAWL_RESPONSE: ObjectSchema = object(
       ),
       'The pages extracted.',
     ),
-    cut_short: object(
-      {
-        by: enumOf(
-          ['timeout', 'limit'],
-          '`timeout`: the time ran out (the pages extracted by then are returned); `limit`: `limit` pages were ' +
-            'taken and more were found.',
-        ),
-        pages_left: integer(
-          'Pages found (linked within max_depth and max_breadth, or in a sitemap, and passing the filters) and ' +
-            'not crawled.',
-          { minimum: 0 },
-        ),
-      },
-      ['by', 'pages_left'],
-      {
-        description:
-          'Present when the crawl stopped before it had every page it found: the limit that stopped it, and how ' +
-          'many pages were left.',
-      },
-    ),
+    cut_short: cutShort('crawl'),
     response_time: number('Seconds the call took.'),
     request_id: string('Identifies this request.'),
     usage: ref('Usage'),
