@@ -192,6 +192,11 @@ export class LocalIndex {
     // Terms that occur in no document cannot retrieve anything; they still count in the query's maximum score.
     const present = analysis.terms.filter((term) => term.df > 0);
     if (present.length === 0 || options.limit <= 0) return { documents: [], exact: true, rounds: 0, candidates: 0 };
+    // Candidates from the postings: one query, whose plan (index scans under a LIMIT) needs no planner settings.
+    if (this.usesPostings(analysis, options)) {
+      const connection = { client: this.sql, prepared: this.tuning.preparedStatements && !!this.sql.transaction };
+      return this.rankFromPostings(connection, analysis, present, options);
+    }
     // Every round in one transaction, after the planner settings (one BEGIN and COMMIT however many rounds). Without
     // transactions (a bare PGlite in tests) SET LOCAL would be a no-op with a warning: the plain queries then.
     if (!this.sql.transaction) return this.rankWith({ client: this.sql, prepared: false }, analysis, present, options);
@@ -199,6 +204,28 @@ export class LocalIndex {
       await client.query(RANK_SETTINGS_SQL); // two statements, one round trip (no parameters: simple protocol)
       return this.rankWith({ client, prepared: this.tuning.preparedStatements }, analysis, present, options);
     });
+  }
+
+  private usesPostings(analysis: QueryAnalysis, options: RankOptions): boolean {
+    return analysis.stats.docCount > this.tuning.exhaustiveBelow && !hasFilters(options.filters);
+  }
+
+  private async rankFromPostings(
+    connection: RankConnection,
+    analysis: QueryAnalysis,
+    present: readonly RankTerm[],
+    options: RankOptions,
+  ): Promise<RankResult> {
+    const { tuning } = this;
+    const retrieval: PostingsRetrieval = {
+      kind: 'postings',
+      perTerm: Number.isFinite(tuning.postingsPerTerm) ? tuning.postingsPerTerm : null,
+      candidates: Math.max(tuning.postingsCandidates, options.limit * tuning.proximityPoolFactor),
+    };
+    const { documents, candidates } = await this.runRank(connection, analysis, options, tuning, retrieval);
+    // Exact when every posting of every term was read and no candidate was cut.
+    const exact = present.every((t) => t.df <= tuning.postingsPerTerm) && candidates < retrieval.candidates;
+    return { documents, exact, rounds: 1, candidates };
   }
 
   private async rankWith(
@@ -215,17 +242,6 @@ export class LocalIndex {
       analysis.stats.docCount <= this.tuning.exhaustiveBelow
         ? { ...this.tuning, retrievalBudget: Infinity, retrievalCeiling: Infinity, candidateCap: Infinity }
         : this.tuning;
-    if (analysis.stats.docCount > this.tuning.exhaustiveBelow && !hasFilters(options.filters)) {
-      const retrieval: PostingsRetrieval = {
-        kind: 'postings',
-        perTerm: Number.isFinite(tuning.postingsPerTerm) ? tuning.postingsPerTerm : null,
-        candidates: Math.max(tuning.postingsCandidates, options.limit * tuning.proximityPoolFactor),
-      };
-      const { documents, candidates } = await this.runRank(connection, analysis, options, tuning, retrieval);
-      // Exact when every posting of every term was read and no candidate was cut.
-      const exact = present.every((t) => t.df <= tuning.postingsPerTerm) && candidates < retrieval.candidates;
-      return { documents, exact, rounds: 1, candidates };
-    }
     const run = (title: string, body: string) =>
       this.runRank(connection, analysis, options, tuning, { kind: 'terms', title, body });
     const anyOf = (terms: readonly RankTerm[]) => terms.map((t) => quoteLexeme(t.lexeme)).join(' | ');
