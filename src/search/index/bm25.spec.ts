@@ -191,6 +191,7 @@ const EXHAUSTIVE: LocalIndexTuning = {
   candidateCap: 1e6,
   postingsPerTerm: Infinity,
   postingsCandidates: 1e6,
+  postingsCandidatesPerResult: 1,
   proximityPoolFactor: 1,
   minProximityPool: 1000,
   preparedStatements: true,

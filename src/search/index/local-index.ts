@@ -74,11 +74,13 @@ export interface LocalIndexTuning {
   /**
    * Unfiltered queries over larger corpora take their candidates from the impact-ordered postings: this many of each
    * query term's highest-impact postings (Infinity: all), of which the `postingsCandidates` best approximate scores
-   * (at least limit × proximityPoolFactor) are scored exactly. Filtered queries use the GIN indexes (MaxScore), which
+   * (at least limit × postingsCandidatesPerResult) are scored exactly. Filtered queries use the GIN indexes (MaxScore), which
    * can apply the filters before the cut.
    */
   readonly postingsPerTerm: number;
   readonly postingsCandidates: number;
+  /** At least this many postings candidates per result asked for. */
+  readonly postingsCandidatesPerResult: number;
   /** Proximity is computed for max(limit × this, minProximityPool) best BM25 candidates. */
   readonly proximityPoolFactor: number;
   readonly minProximityPool: number;
@@ -96,7 +98,8 @@ export const DEFAULT_TUNING: LocalIndexTuning = {
   candidateCap: 2000,
   postingsPerTerm: 400,
   postingsCandidates: 100,
-  proximityPoolFactor: 4,
+  postingsCandidatesPerResult: 4,
+  proximityPoolFactor: 2,
   minProximityPool: 40,
   preparedStatements: false,
 };
@@ -220,7 +223,7 @@ export class LocalIndex {
     const retrieval: PostingsRetrieval = {
       kind: 'postings',
       perTerm: Number.isFinite(tuning.postingsPerTerm) ? tuning.postingsPerTerm : null,
-      candidates: Math.max(tuning.postingsCandidates, options.limit * tuning.proximityPoolFactor),
+      candidates: Math.max(tuning.postingsCandidates, options.limit * tuning.postingsCandidatesPerResult),
     };
     const { documents, candidates } = await this.runRank(connection, analysis, options, tuning, retrieval);
     // Exact when every posting of every term was read and no candidate was cut.
