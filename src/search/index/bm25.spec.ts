@@ -312,6 +312,21 @@ describe('BM25F ranking SQL against the TypeScript reference', () => {
       await expectPrunedPostingsExactScores(database.db);
     });
 
+    test('TRUNCATE empties the postings with the statistics; the next insert fills them again', async () => {
+      const scratch = await createTestDatabase(['store']);
+      try {
+        await insertCorpus(scratch.db);
+        await scratch.db.query('TRUNCATE documents');
+        const { rows } = await scratch.db.query<{ n: number }>('SELECT count(*)::int AS n FROM search_postings');
+        expect(rows[0]!.n).toBe(0);
+        await insertCorpus(scratch.db);
+        await expectStatisticsExact(scratch.db);
+        await expectSameAsReference(scratch.db);
+      } finally {
+        await scratch.drop();
+      }
+    });
+
     test('pruned retrieval (MaxScore) gives the exhaustive top k', async () => {
       const pruned = new LocalIndex(database.db, { ...EXHAUSTIVE, retrievalBudget: 1 });
       // (exhaustiveBelow 0: the pruned path although the corpus is small; a filter: the GIN path)
