@@ -306,12 +306,13 @@ async function main(): Promise<void> {
     }
     const vacuumStarted = performance.now();
     await db.query('VACUUM ANALYZE documents');
+    await db.query('VACUUM ANALYZE search_postings');
     await db.query('ANALYZE search_terms');
     const vacuumMs = performance.now() - vacuumStarted;
     const sizes = (
       await db.query<{ name: string; size: string }>(
         `SELECT c AS name, pg_size_pretty(pg_total_relation_size(c::regclass)) AS size
-         FROM unnest(ARRAY['documents', 'search_terms']) c`,
+         FROM unnest(ARRAY['documents', 'search_terms', 'search_postings']) c`,
       )
     ).rows;
     const terms = Number(

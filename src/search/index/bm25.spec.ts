@@ -189,6 +189,9 @@ const EXHAUSTIVE: LocalIndexTuning = {
   retrievalBudget: 1e9,
   retrievalCeiling: 1e9,
   candidateCap: 1e6,
+  postingsPerTerm: Infinity,
+  postingsCandidates: 1e6,
+  postingsCandidatesPerResult: 1,
   proximityPoolFactor: 1,
   minProximityPool: 1000,
   preparedStatements: true,
@@ -230,6 +233,45 @@ async function expectStatisticsExact(sql: Queryable): Promise<void> {
                              ORDER BY url) FROM documents) AS docs`,
   );
   expect(JSON.parse(JSON.stringify(kept.rows[0]))).toEqual(JSON.parse(JSON.stringify(recomputed.rows[0])));
+  // One posting per (document, lexeme), with a positive impact.
+  const postings = await sql.query<{ kept: unknown; recomputed: unknown; bad: number }>(
+    `SELECT (SELECT json_agg(json_build_array(d.url, t.lexeme) ORDER BY d.url, t.lexeme)
+             FROM search_postings p JOIN documents d ON d.doc_id = p.doc_id JOIN search_terms t ON t.term_id = p.term_id)
+              AS kept,
+            (SELECT json_agg(json_build_array(url, lexeme) ORDER BY url, lexeme)
+             FROM (SELECT DISTINCT url, lexeme FROM documents, unnest(tsvector_to_array(title_tsv || body_tsv)) lexeme) x)
+              AS recomputed,
+            (SELECT count(*)::int FROM search_postings WHERE NOT impact > 0) AS bad`,
+  );
+  expect(postings.rows[0]!.kept).toEqual(postings.rows[0]!.recomputed);
+  expect(postings.rows[0]!.bad).toBe(0);
+}
+
+/** A filter every document passes: ranking then retrieves candidates from the GIN indexes, not the postings. */
+const THROUGH_GIN = {
+  includeUrlPatterns: [],
+  excludeUrlPatterns: [],
+  from: new Date(0),
+  to: null,
+  dateField: 'published_or_fetched',
+  requirePublished: false,
+  phrases: [],
+} as const;
+
+/** Postings cut to a few per term: the documents found are scored exactly, and the top one is the exhaustive top. */
+async function expectPrunedPostingsExactScores(sql: Queryable): Promise<void> {
+  const full = new LocalIndex(sql, EXHAUSTIVE);
+  const pruned = new LocalIndex(sql, { ...EXHAUSTIVE, postingsPerTerm: 2, postingsCandidates: 2 });
+  let inexact = 0;
+  for (const query of QUERIES) {
+    const analysis = await full.analyze(query);
+    const all = new Map((await full.rank(analysis, { limit: 100 })).documents.map((d) => [d.url, d.score]));
+    const top = await pruned.rank(analysis, { limit: 1 });
+    for (const doc of top.documents) expect(Math.abs(doc.score - all.get(doc.url)!)).toBeLessThan(1e-9);
+    expect(top.documents.map((d) => d.url)).toEqual([...all.keys()].slice(0, top.documents.length));
+    if (!top.exact) inexact++;
+  }
+  expect(inexact).toBeGreaterThan(0);
 }
 
 async function churn(sql: Queryable): Promise<void> {
@@ -266,14 +308,33 @@ describe('BM25F ranking SQL against the TypeScript reference', () => {
       await expectSameAsReference(database.db);
     });
 
+    test('postings cut to a few per term still score what they find exactly', async () => {
+      await expectPrunedPostingsExactScores(database.db);
+    });
+
+    test('TRUNCATE empties the postings with the statistics; the next insert fills them again', async () => {
+      const scratch = await createTestDatabase(['store']);
+      try {
+        await insertCorpus(scratch.db);
+        await scratch.db.query('TRUNCATE documents');
+        const { rows } = await scratch.db.query<{ n: number }>('SELECT count(*)::int AS n FROM search_postings');
+        expect(rows[0]!.n).toBe(0);
+        await insertCorpus(scratch.db);
+        await expectStatisticsExact(scratch.db);
+        await expectSameAsReference(scratch.db);
+      } finally {
+        await scratch.drop();
+      }
+    });
+
     test('pruned retrieval (MaxScore) gives the exhaustive top k', async () => {
       const pruned = new LocalIndex(database.db, { ...EXHAUSTIVE, retrievalBudget: 1 });
-      // (exhaustiveBelow 0: the pruned path although the corpus is small)
+      // (exhaustiveBelow 0: the pruned path although the corpus is small; a filter: the GIN path)
       const full = new LocalIndex(database.db, EXHAUSTIVE);
       for (const query of QUERIES) {
         const analysis = await full.analyze(query);
         for (const limit of [1, 3]) {
-          const a = await pruned.rank(analysis, { limit });
+          const a = await pruned.rank(analysis, { limit, filters: THROUGH_GIN });
           const b = await full.rank(analysis, { limit });
           expect(a.documents.map((d) => d.url)).toEqual(b.documents.map((d) => d.url));
           expect(a.exact).toBe(true);
@@ -287,7 +348,7 @@ describe('BM25F ranking SQL against the TypeScript reference', () => {
     let sql: Queryable;
     beforeAll(async () => {
       pglite = await PGlite.create();
-      for (const file of ['003_documents.sql', '004_search_index.sql', '020_search_text_analysis.sql']) {
+      for (const file of ['003_documents.sql', '004_search_index.sql', '020_search_text_analysis.sql', '021_search_postings.sql']) {
         await pglite.exec(await readFile(path.join(projectRoot(), 'src/database/migrations', file), 'utf8'));
       }
       sql = { query: (text: string, values?: unknown[]) => pglite.query(text, values) } as unknown as Queryable;
@@ -306,6 +367,7 @@ describe('BM25F ranking SQL against the TypeScript reference', () => {
       await churn(sql);
       await expectStatisticsExact(sql);
       await expectSameAsReference(sql);
+      await expectPrunedPostingsExactScores(sql);
     });
 
     test('text analysis for passages works there too', async () => {

@@ -9,8 +9,10 @@ import {
   FETCH_DOCUMENTS_SQL,
   NO_FILTERS,
   RANK_SETTINGS_SQL,
+  type PostingsRetrieval,
   type RankedRow,
   type SqlFilters,
+  type TermRetrieval,
   rankSql,
 } from './ranking-sql.js';
 
@@ -69,6 +71,16 @@ export interface LocalIndexTuning {
   readonly retrievalCeiling: number;
   /** The most candidates one ranking query scores. */
   readonly candidateCap: number;
+  /**
+   * Unfiltered queries over larger corpora take their candidates from the impact-ordered postings: this many of each
+   * query term's highest-impact postings (Infinity: all), of which the `postingsCandidates` best approximate scores
+   * (at least limit × postingsCandidatesPerResult) are scored exactly. Filtered queries use the GIN indexes (MaxScore), which
+   * can apply the filters before the cut.
+   */
+  readonly postingsPerTerm: number;
+  readonly postingsCandidates: number;
+  /** At least this many postings candidates per result asked for. */
+  readonly postingsCandidatesPerResult: number;
   /** Proximity is computed for max(limit × this, minProximityPool) best BM25 candidates. */
   readonly proximityPoolFactor: number;
   readonly minProximityPool: number;
@@ -84,10 +96,25 @@ export const DEFAULT_TUNING: LocalIndexTuning = {
   retrievalBudget: 500,
   retrievalCeiling: 2000,
   candidateCap: 2000,
-  proximityPoolFactor: 4,
+  postingsPerTerm: 400,
+  postingsCandidates: 100,
+  postingsCandidatesPerResult: 4,
+  proximityPoolFactor: 2,
   minProximityPool: 40,
   preparedStatements: false,
 };
+
+function hasFilters(filters: SqlFilters | undefined): boolean {
+  if (!filters) return false;
+  return (
+    filters.includeUrlPatterns.length > 0 ||
+    filters.excludeUrlPatterns.length > 0 ||
+    filters.from !== null ||
+    filters.to !== null ||
+    filters.requirePublished ||
+    filters.phrases.length > 0
+  );
+}
 
 function documentRowOf(r: RankedRow): DocumentRow {
   return {
@@ -168,6 +195,11 @@ export class LocalIndex {
     // Terms that occur in no document cannot retrieve anything; they still count in the query's maximum score.
     const present = analysis.terms.filter((term) => term.df > 0);
     if (present.length === 0 || options.limit <= 0) return { documents: [], exact: true, rounds: 0, candidates: 0 };
+    // Candidates from the postings: one query, whose plan (index scans under a LIMIT) needs no planner settings.
+    if (this.usesPostings(analysis, options)) {
+      const connection = { client: this.sql, prepared: this.tuning.preparedStatements && !!this.sql.transaction };
+      return this.rankFromPostings(connection, analysis, present, options);
+    }
     // Every round in one transaction, after the planner settings (one BEGIN and COMMIT however many rounds). Without
     // transactions (a bare PGlite in tests) SET LOCAL would be a no-op with a warning: the plain queries then.
     if (!this.sql.transaction) return this.rankWith({ client: this.sql, prepared: false }, analysis, present, options);
@@ -175,6 +207,28 @@ export class LocalIndex {
       await client.query(RANK_SETTINGS_SQL); // two statements, one round trip (no parameters: simple protocol)
       return this.rankWith({ client, prepared: this.tuning.preparedStatements }, analysis, present, options);
     });
+  }
+
+  private usesPostings(analysis: QueryAnalysis, options: RankOptions): boolean {
+    return analysis.stats.docCount > this.tuning.exhaustiveBelow && !hasFilters(options.filters);
+  }
+
+  private async rankFromPostings(
+    connection: RankConnection,
+    analysis: QueryAnalysis,
+    present: readonly RankTerm[],
+    options: RankOptions,
+  ): Promise<RankResult> {
+    const { tuning } = this;
+    const retrieval: PostingsRetrieval = {
+      kind: 'postings',
+      perTerm: Number.isFinite(tuning.postingsPerTerm) ? tuning.postingsPerTerm : null,
+      candidates: Math.max(tuning.postingsCandidates, options.limit * tuning.postingsCandidatesPerResult),
+    };
+    const { documents, candidates } = await this.runRank(connection, analysis, options, tuning, retrieval);
+    // Exact when every posting of every term was read and no candidate was cut.
+    const exact = present.every((t) => t.df <= tuning.postingsPerTerm) && candidates < retrieval.candidates;
+    return { documents, exact, rounds: 1, candidates };
   }
 
   private async rankWith(
@@ -191,8 +245,8 @@ export class LocalIndex {
       analysis.stats.docCount <= this.tuning.exhaustiveBelow
         ? { ...this.tuning, retrievalBudget: Infinity, retrievalCeiling: Infinity, candidateCap: Infinity }
         : this.tuning;
-    const run = (titleRetrieval: string, bodyRetrieval: string) =>
-      this.runRank(connection, analysis, options, tuning, titleRetrieval, bodyRetrieval);
+    const run = (title: string, body: string) =>
+      this.runRank(connection, analysis, options, tuning, { kind: 'terms', title, body });
     const anyOf = (terms: readonly RankTerm[]) => terms.map((t) => quoteLexeme(t.lexeme)).join(' | ');
 
     if (byWeight[0]!.df > tuning.retrievalCeiling) {
@@ -244,8 +298,7 @@ export class LocalIndex {
     analysis: QueryAnalysis,
     options: RankOptions,
     tuning: LocalIndexTuning,
-    titleRetrieval: string,
-    bodyRetrieval: string,
+    retrieval: TermRetrieval | PostingsRetrieval,
   ): Promise<{ documents: RankedDocument[]; candidates: number }> {
     const proximityPool = Math.max(
       options.limit * this.tuning.proximityPoolFactor,
@@ -255,8 +308,7 @@ export class LocalIndex {
     const { text, values } = rankSql({
       lexemes: analysis.terms.map((t) => t.lexeme),
       weights: analysis.terms.map((t) => analysis.weights.get(t.lexeme) ?? 0),
-      titleRetrieval,
-      bodyRetrieval,
+      retrieval,
       avgTitleLen: analysis.stats.avgTitleLen,
       avgBodyLen: analysis.stats.avgBodyLen,
       limit: options.limit,

@@ -79,13 +79,28 @@ function filterSql(filters: SqlFilters, values: unknown[]): string {
   return parts.map((part) => ` AND ${part}`).join('');
 }
 
+/** Candidates from the GIN indexes: documents whose title matches `title` or whose body matches `body` (tsqueries). */
+export interface TermRetrieval {
+  readonly kind: 'terms';
+  readonly title: string;
+  readonly body: string;
+}
+
+/**
+ * Candidates from the impact-ordered postings (migration 021): the `perTerm` highest-impact postings of each query
+ * term (null: all of them), summed into approximate scores, of which the best `candidates` are scored exactly.
+ */
+export interface PostingsRetrieval {
+  readonly kind: 'postings';
+  readonly perTerm: number | null;
+  readonly candidates: number;
+}
+
 export interface RankSqlInput {
   readonly lexemes: readonly string[];
   /** IDF × query frequency, in the order of `lexemes`. */
   readonly weights: readonly number[];
-  /** Candidate retrieval (GIN): documents whose title matches `titleRetrieval` or body matches `bodyRetrieval`. */
-  readonly titleRetrieval: string;
-  readonly bodyRetrieval: string;
+  readonly retrieval: TermRetrieval | PostingsRetrieval;
   readonly avgTitleLen: number;
   readonly avgBodyLen: number;
   readonly limit: number;
@@ -118,7 +133,7 @@ export interface RankedRow extends Partial<Omit<DocumentRow, 'url'>> {
 export const RANK_SETTINGS_SQL = 'SET LOCAL enable_seqscan = off; SET LOCAL jit = off';
 
 /**
- * Candidates from the GIN indexes (title or body matches the retrieval tsquery, and the filters), BM25F over each
+ * Candidates from the GIN indexes or the impact-ordered postings (and the filters), exact BM25F over each
  * candidate from the query terms' positions (ts_filter∘setweight keeps only the query's lexemes of a term vector, in
  * C, without unnesting the whole vector), the proximity bonus for the best `proximityPool`, then the final order.
  * Candidates are keyed by a row number, and URLs compared bytewise (COLLATE "C"): a locale-aware comparison of URLs
@@ -128,7 +143,6 @@ export function rankSql(input: RankSqlInput): { text: string; values: unknown[] 
   const values: unknown[] = [
     input.lexemes,
     input.weights,
-    input.titleRetrieval,
     input.avgTitleLen,
     input.avgBodyLen,
     input.limit,
@@ -136,21 +150,43 @@ export function rankSql(input: RankSqlInput): { text: string; values: unknown[] 
     input.recencyBoost,
     input.recencyHalfLifeDays,
     input.now,
-    input.bodyRetrieval,
   ];
   const filters = filterSql(input.filters, values);
+  const param = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const source =
+    input.retrieval.kind === 'terms'
+      ? `FROM documents d
+  WHERE (d.title_tsv @@ ${param(input.retrieval.title)}::tsquery OR d.body_tsv @@ ${param(input.retrieval.body)}::tsquery)${filters}`
+      : `FROM (
+    SELECT p.doc_id, sum(qt.weight * p.impact) AS approx
+    FROM q qt
+    JOIN search_terms t ON t.lexeme = qt.lexeme
+    CROSS JOIN LATERAL (
+      SELECT p.doc_id, p.impact FROM search_postings p
+      WHERE p.term_id = t.term_id
+      ORDER BY p.impact DESC
+      LIMIT ${param(input.retrieval.perTerm)}::int
+    ) p
+    GROUP BY p.doc_id
+    ORDER BY approx DESC, p.doc_id
+    LIMIT ${param(input.retrieval.candidates)}::int
+  ) top
+  JOIN documents d ON d.doc_id = top.doc_id
+  WHERE true${filters}`;
   const { k1, bBody, bTitle, titleWeight, proximityWindow, proximityWeight } = BM25F;
   const text = `
 WITH q AS (
   SELECT * FROM unnest($1::text[], $2::float8[]) AS q(lexeme, weight)
 ), cand AS (
   SELECT row_number() OVER () AS id, d.url, d.published_date,
-         CASE WHEN $4::float8 > 0 THEN 1 - ${bTitle} + ${bTitle} * d.title_len / $4::float8 ELSE 1 END AS tnorm,
-         CASE WHEN $5::float8 > 0 THEN 1 - ${bBody} + ${bBody} * d.body_len / $5::float8 ELSE 1 END AS bnorm,
+         CASE WHEN $3::float8 > 0 THEN 1 - ${bTitle} + ${bTitle} * d.title_len / $3::float8 ELSE 1 END AS tnorm,
+         CASE WHEN $4::float8 > 0 THEN 1 - ${bBody} + ${bBody} * d.body_len / $4::float8 ELSE 1 END AS bnorm,
          ts_filter(setweight(d.title_tsv, 'A', $1::text[]), '{a}') AS tv,
          ts_filter(setweight(d.body_tsv, 'A', $1::text[]), '{a}') AS bv
-  FROM documents d
-  WHERE (d.title_tsv @@ $3::tsquery OR d.body_tsv @@ $11::tsquery)${filters}
+  ${source}
   ${Number.isFinite(input.candidateCap) ? `LIMIT ${Math.max(1, Math.floor(input.candidateCap))}` : ''}
 ), tf AS (
   SELECT c.id, u.lexeme, sum(u.tf) AS tf
@@ -169,12 +205,12 @@ WITH q AS (
   SELECT c.url, c.published_date, c.bnorm, c.tv, c.bv, s.bm25
   FROM scored s JOIN cand c ON c.id = s.id
   ORDER BY s.bm25 DESC, c.url COLLATE "C"
-  LIMIT $7::int
+  LIMIT $6::int
 ), ranked AS (
   SELECT p.url, p.bm25, coalesce(x.bonus, 0) AS proximity,
-         CASE WHEN $8::float8 > 0 AND p.published_date IS NOT NULL
-              THEN 1 + $8::float8 * power(2::float8, -least(60::float8, greatest(0::float8,
-                     extract(epoch FROM ($10::timestamptz - p.published_date))::float8 / 86400 / $9::float8)))
+         CASE WHEN $7::float8 > 0 AND p.published_date IS NOT NULL
+              THEN 1 + $7::float8 * power(2::float8, -least(60::float8, greatest(0::float8,
+                     extract(epoch FROM ($9::timestamptz - p.published_date))::float8 / 86400 / $8::float8)))
               ELSE 1 END AS boost
   FROM pool p
   LEFT JOIN LATERAL (
@@ -210,7 +246,7 @@ SELECT r.url, r.bm25, r.proximity, (r.bm25 + r.proximity) * r.boost AS score,
        }
 FROM ranked r${input.withRows ? ' JOIN documents d ON d.url = r.url' : ''}
 ORDER BY score DESC, r.url COLLATE "C"
-LIMIT $6::int`;
+LIMIT $5::int`;
   return { text, values };
 }
 

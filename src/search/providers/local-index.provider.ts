@@ -27,8 +27,8 @@ import type { ProviderSearchRequest, SearchHit, SearchProvider } from './search-
 /** Snippets and passages come from the first this-many characters of a page. */
 const MAX_TEXT_FOR_PASSAGES = 60_000;
 /** Advanced depth reranks this many documents per result asked for (at least ADVANCED_MIN_POOL). */
-const ADVANCED_POOL_FACTOR = 3;
-const ADVANCED_MIN_POOL = 30;
+const ADVANCED_POOL_FACTOR = 2;
+const ADVANCED_MIN_POOL = 20;
 /** Advanced depth: the document's BM25F and its best passage's, mixed. */
 const ADVANCED_DOCUMENT_SHARE = 0.75;
 /** News: a document published now scores up to (1 + boost) times one published long ago. */

@@ -38,7 +38,13 @@ export function splitSentences(text: string): Sentence[] {
   return sentences.slice(0, MAX_SENTENCES);
 }
 
-const BOUNDARY = /[.!?…]+["'”’)\]]*(?=\s+["'“‘([]?[\p{Lu}\p{N}])/gu;
+/**
+ * A sentence end followed by a space and a sentence start; or, as the index reads text (search_text, migration 020),
+ * a full stop with no space between a word and a capitalised word ("countries.Behavioural": blocks or sentences that
+ * extraction or a data set joined). Identifiers such as `java.lang.String` or `Math.Max(` are not split.
+ */
+const BOUNDARY =
+  /[.!?…]+["'”’)\]]*(?=\s+["'“‘([]?[\p{Lu}\p{N}])|(?<=[\p{Ll}\p{N}%)\]])\.(?=\p{Lu}\p{Ll}+(?:[\s,;:]|$))/gu;
 
 function splitLine(text: string, from: number, to: number, block: number, out: Sentence[]): void {
   const line = text.slice(from, to);
@@ -57,6 +63,8 @@ function isFalseBoundary(line: string, at: number, mark: string): boolean {
   if (!mark.startsWith('.') || mark.length > 1) return false;
   const word = /([\p{L}\p{N}.]+)$/u.exec(line.slice(Math.max(0, at - 20), at))?.[1] ?? '';
   if (word === '') return false;
+  const glued = !/\s/.test(line[at + 1] ?? ' ');
+  if (glued && word.includes('.')) return true;
   const lower = word.toLowerCase();
   if (ABBREVIATIONS.has(lower)) return true;
   // Initials ("J. Smith", "U.S.") and dotted abbreviations.

@@ -69,6 +69,15 @@ describe('splitSentences', () => {
     expect(sentences.map((s) => s.block)).toEqual([0, 0, 0, 0, 1]);
   });
 
+  test('splits sentences joined without a space, as the index does, but not identifiers', () => {
+    const text = 'Risk is high in developed countries.Behavioural factors matter (50-90%).However, java.lang.String and Math.Max(a) stay whole; e.g.Some and U.S.Army too.';
+    expect(splitSentences(text).map((s) => s.text)).toEqual([
+      'Risk is high in developed countries.',
+      'Behavioural factors matter (50-90%).',
+      'However, java.lang.String and Math.Max(a) stay whole; e.g.Some and U.S.Army too.',
+    ]);
+  });
+
   test('proseSentences leaves out headings and labels (unless nothing else is left)', () => {
     const text = 'Course\nThe river rises in the forest. It flows east.\nTravel';
     expect(proseSentences(text).map((s) => s.text)).toEqual(['The river rises in the forest.', 'It flows east.']);
