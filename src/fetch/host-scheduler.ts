@@ -67,7 +67,12 @@ export class HostScheduler {
           state.inFlight += 1;
           state.lastStart = Date.now();
           Promise.resolve()
-            .then(task)
+            .then(() => {
+              // Spaced from when the task really starts: a stall before this microtask (GC, a busy loop) must not
+              // eat into the next task's delay.
+              state.lastStart = Math.max(state.lastStart, Date.now());
+              return task();
+            })
             .then(resolve, reject)
             .finally(() => {
               state.inFlight -= 1;
