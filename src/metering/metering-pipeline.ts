@@ -328,7 +328,7 @@ export class MeteringPipeline {
     try {
       return quota.hold
         ? await quota.hold.charged(credits, chargedAt)
-        : await this.counters.read(quota.key, quota.seed);
+        : await this.quotas.usedNow(quota.key, quota.seed);
     } catch (error) {
       this.logger.warn(`reading the credits used after a durable charge failed: ${(error as Error).message}`);
       const seeded = await quota.seed().catch(() => null);
@@ -340,9 +340,16 @@ export class MeteringPipeline {
   /** Gives the reservation back; the usage headers after it. */
   private async releaseQuota(admitted: Admitted): Promise<Record<string, string>> {
     const { quota } = admitted;
-    const used = (await quota.hold?.release()) ?? (await this.counters.read(quota.key, quota.seed));
+    const used = (await quota.hold?.release()) ?? (await this.quotas.usedNow(quota.key, quota.seed));
     quota.hold = null;
     return usageHeaders(quota.limit, used);
+  }
+
+  /** The organization's live credits used this month, as this node knows them (usage headers, GET /usage). */
+  creditsUsed(orgId: string, month: string): Promise<number> {
+    return this.quotas.usedNow(counterKeys.quota(this.config.redisPrefix, orgId, month), () =>
+      this.seeds.liveCredits(orgId, month),
+    );
   }
 
   /** Authentication and the rate limit alone, for free routes (GET /usage). */
@@ -382,9 +389,7 @@ export class MeteringPipeline {
     const headers = rateLimitHeaders(decision);
     if (!decision.allowed) {
       const month = billingMonth(new Date());
-      const used = await this.counters.read(counterKeys.quota(this.config.redisPrefix, caller.key.orgId, month), () =>
-        this.seeds.liveCredits(caller.key.orgId, month),
-      );
+      const used = await this.creditsUsed(caller.key.orgId, month);
       throw rateLimited(caller, decision, used);
     }
     return { headers };

@@ -1,11 +1,8 @@
-import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
+import { Controller, Get, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Database } from '../database/database.js';
 import { isUuid } from '../organizations/org-access.service.js';
-import { billingMonth, counterKeys } from './counter-keys.js';
-import { CounterSeeds } from './counters/counter-seeds.js';
-import { CREDIT_COUNTERS, type CreditCounters } from './counters/credit-counters.js';
+import { billingMonth } from './counter-keys.js';
 import { MeteringPipeline } from './metering-pipeline.js';
 import { takeApiKey } from './take-api-key.js';
 
@@ -20,9 +17,6 @@ export class UsageController {
   constructor(
     private readonly pipeline: MeteringPipeline,
     private readonly db: Database,
-    private readonly seeds: CounterSeeds,
-    @Inject(CREDIT_COUNTERS) private readonly counters: CreditCounters,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Get()
@@ -30,9 +24,7 @@ export class UsageController {
     const { caller, headers } = await this.pipeline.authenticateAndLimit(takeApiKey(request).apiKey);
     const month = billingMonth(new Date());
     const orgId = caller.key.orgId;
-    const planUsage = await this.counters.read(counterKeys.quota(this.config.redisPrefix, orgId, month), () =>
-      this.seeds.liveCredits(orgId, month),
-    );
+    const planUsage = await this.pipeline.creditsUsed(orgId, month);
     const projectHeader = request.headers['x-project-id'];
     const projectId = typeof projectHeader === 'string' && isUuid(projectHeader) ? projectHeader : null;
     const keyOps = await this.byOperation(orgId, month, { keyId: caller.key.keyId });

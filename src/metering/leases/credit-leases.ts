@@ -321,9 +321,20 @@ export class CreditLeases implements QuotaGate {
     };
   }
 
-  /** The charged total as of this node's last look at Redis, and what this node's calls hold. */
+  /** The charged total as of this node's last look at Redis, its charges Redis has not counted yet, and what this
+   * node's calls hold. */
   private usedEstimate(account: Account): number {
-    return account.lastUsed + account.leases.reduce((sum, l) => sum + l.holding, 0);
+    return account.lastUsed + account.unsettled + account.leases.reduce((sum, l) => sum + l.holding, 0);
+  }
+
+  /**
+   * Redis's charged total, or this node's last reading of it plus its charges not counted yet, whichever is larger:
+   * both are at most the true total, and the second includes this node's calls answered a moment ago.
+   */
+  async usedNow(key: string, seed: Seed): Promise<number> {
+    const counted = await this.options.counters.read(key, seed);
+    const account = this.accounts.get(key);
+    return account ? Math.max(counted, account.lastUsed + account.unsettled) : counted;
   }
 
   private startRefill(account: Account, request: QuotaRequest, blocking: boolean): Promise<Refill> {

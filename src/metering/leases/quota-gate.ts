@@ -34,6 +34,8 @@ export type Admission = { readonly ok: true; readonly hold: QuotaHold } | { read
 /** Where live calls reserve credits: Redis leases shared by the nodes, or the in-process counters (embedded). */
 export interface QuotaGate {
   reserve(request: QuotaRequest): Promise<Admission>;
+  /** The credits used of the counter `key`, as this node knows them (its own charges included, counted or not). */
+  usedNow(key: string, seed: Seed): Promise<number>;
 }
 
 export const QUOTA_GATE = Symbol('QUOTA_GATE');
@@ -44,6 +46,10 @@ export const QUOTA_GATE = Symbol('QUOTA_GATE');
  */
 export class CounterQuotaGate implements QuotaGate {
   constructor(private readonly counters: CreditCounters) {}
+
+  usedNow(key: string, seed: Seed): Promise<number> {
+    return this.counters.read(key, seed);
+  }
 
   async reserve(request: QuotaRequest): Promise<Admission> {
     const { key, amount, allowance, seed } = request;
