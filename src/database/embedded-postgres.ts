@@ -8,7 +8,7 @@ import type { PgliteThreadData, PgliteThreadMessage } from './pglite-thread.js';
 import { PgliteWireServer } from './pglite-wire-server.js';
 
 /** How the database runs: on its own thread (a build), or on the caller's (the TypeScript sources, under jest). */
-interface Backend {
+export interface Backend {
   readonly port: number;
   stop(): Promise<void>;
 }
@@ -30,7 +30,7 @@ export class EmbeddedPostgres {
     await mkdir(pgDir, { recursive: true });
     const data: PgliteThreadData = { pgDir, port, maxConnections };
     const threadFile = pgliteThreadFile();
-    const backend = threadFile ? await onThread(threadFile, data) : await onThisThread(data);
+    const backend = threadFile ? await onThread(threadFile, data) : await servePglite(data);
     const connectionString = `postgres://postgres@127.0.0.1:${backend.port}/postgres?sslmode=disable`;
     const portFile = path.resolve(dataDir, 'embedded-postgres.json');
     await writeFile(portFile, JSON.stringify({ pid: process.pid, connectionString }) + '\n');
@@ -43,7 +43,8 @@ export class EmbeddedPostgres {
   }
 }
 
-async function onThisThread(data: PgliteThreadData): Promise<Backend> {
+/** PGlite and its wire server, on the calling thread (pglite-thread.js calls this on its own). */
+export async function servePglite(data: PgliteThreadData): Promise<Backend> {
   const db = await PGlite.create(data.pgDir);
   const server = new PgliteWireServer(db, data.maxConnections);
   const port = await server.listen(data.port, '127.0.0.1');

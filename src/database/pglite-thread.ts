@@ -1,6 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite } from '@electric-sql/pglite';
-import { PgliteWireServer } from './pglite-wire-server.js';
+import { servePglite } from './embedded-postgres.js';
 
 /** What EmbeddedPostgres hands the thread that runs PGlite. */
 export interface PgliteThreadData {
@@ -22,18 +21,12 @@ export type PgliteThreadMessage =
 async function run(data: PgliteThreadData): Promise<void> {
   const port = parentPort!;
   try {
-    const db = await PGlite.create(data.pgDir);
-    const server = new PgliteWireServer(db, data.maxConnections);
-    const listening = await server.listen(data.port, '127.0.0.1');
+    const backend = await servePglite(data);
     port.on('message', (message: { type: string }) => {
       if (message.type !== 'stop') return;
-      void (async () => {
-        await server.close();
-        await db.close();
-        port.postMessage({ type: 'stopped' } satisfies PgliteThreadMessage);
-      })();
+      void backend.stop().then(() => port.postMessage({ type: 'stopped' } satisfies PgliteThreadMessage));
     });
-    port.postMessage({ type: 'listening', port: listening } satisfies PgliteThreadMessage);
+    port.postMessage({ type: 'listening', port: backend.port } satisfies PgliteThreadMessage);
   } catch (error) {
     port.postMessage({ type: 'failed', message: (error as Error).message } satisfies PgliteThreadMessage);
   }
