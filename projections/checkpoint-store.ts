@@ -1,21 +1,38 @@
 import type { Queryable } from '../src/database/database.js';
 import { type From, START } from '../src/event-store/event-store.port.js';
 
-export async function loadCheckpoint(db: Queryable, name: string, forUpdate = false): Promise<From> {
-  const result = await db.query<{ commit_position: string; prepare_position: string }>(
-    `SELECT commit_position, prepare_position FROM projection_checkpoints WHERE name = $1${forUpdate ? ' FOR UPDATE' : ''}`,
-    [name],
-  );
-  const row = result.rows[0];
+interface CheckpointRow {
+  commit_position: string;
+  prepare_position: string;
+}
+
+const quoteLiteral = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+/** The statement reading a checkpoint, with its name inlined (to send it with others in one simple query). */
+export function checkpointQuery(name: string, forUpdate = false): string {
+  return `SELECT commit_position, prepare_position FROM projection_checkpoints WHERE name = ${quoteLiteral(name)}${
+    forUpdate ? ' FOR UPDATE' : ''
+  }`;
+}
+
+/** The statement moving a checkpoint, its values inlined (positions are integers, the name is quoted). */
+export function storeCheckpointStatement(name: string, position: { commit: bigint; prepare: bigint }): string {
+  return `INSERT INTO projection_checkpoints (name, commit_position, prepare_position, updated_at)
+     VALUES (${quoteLiteral(name)}, ${position.commit.toString()}, ${position.prepare.toString()}, now())
+     ON CONFLICT (name) DO UPDATE SET commit_position = EXCLUDED.commit_position,
+       prepare_position = EXCLUDED.prepare_position, updated_at = now()`;
+}
+
+export function checkpointOf(rows: readonly CheckpointRow[]): From {
+  const row = rows[0];
   return row ? { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) } : START;
+}
+
+export async function loadCheckpoint(db: Queryable, name: string, forUpdate = false): Promise<From> {
+  return checkpointOf((await db.query<CheckpointRow>(checkpointQuery(name, forUpdate))).rows);
 }
 
 export async function storeCheckpoint(db: Queryable, name: string, position: From): Promise<void> {
   if (position === START) return;
-  await db.query(
-    `INSERT INTO projection_checkpoints (name, commit_position, prepare_position, updated_at) VALUES ($1, $2, $3, now())
-     ON CONFLICT (name) DO UPDATE SET commit_position = EXCLUDED.commit_position,
-       prepare_position = EXCLUDED.prepare_position, updated_at = now()`,
-    [name, position.commit.toString(), position.prepare.toString()],
-  );
+  await db.query(storeCheckpointStatement(name, position));
 }

@@ -13,6 +13,7 @@ import { CHARGED_TOTALS, type ChargedTotals } from './charged-totals.port.js';
 import { counterKeys } from './counter-keys.js';
 import type { CounterJournal } from './counters/credit-counters.js';
 import { isLeaseJournalCall, leaseIdOf } from './leases/credit-leases.js';
+import { runScript } from '../redis/run-script.js';
 
 /** A node is dead once its heartbeat is this old; it renews it every HEARTBEAT_MS. */
 export const NODE_LEASE_MS = 10_000;
@@ -168,7 +169,7 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
         continue;
       }
       for (const change of changes) {
-        await redis.eval(RELEASE, {
+        await runScript(redis, RELEASE, {
           keys: [journal, change.counter],
           arguments: [change.field, String(-change.amount)],
         });
@@ -191,7 +192,7 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
     const [orgId, month] = leasesKey.slice(`${this.config.redisPrefix}leases:`.length).split(':');
     const quotaKey = counterKeys.quota(this.config.redisPrefix, orgId!, month!);
     const charged = await this.chargedByLease(leaseId, orgId!, month!);
-    await this.redis!.eval(RELEASE_LEASE, {
+    await runScript(this.redis!, RELEASE_LEASE, {
       keys: [journal, leasesKey, quotaKey],
       arguments: [field, leaseId, String(charged)],
     });

@@ -11,6 +11,7 @@ import {
   journalField,
   seedValueOf,
 } from './credit-counters.js';
+import { runScript } from '../../redis/run-script.js';
 
 // Each script runs atomically in Redis. A missing counter answers -1 ("seed me") instead of starting from zero.
 // With a journal (KEYS[2], field ARGV[3] or ARGV[2]) the change is noted there in the same step; a field back at
@@ -85,7 +86,7 @@ export class RedisCreditCounters implements CreditCounters {
     journal?: CounterJournal | null,
   ): Promise<Reservation> {
     for (let attempt = 0; attempt < 3; attempt++) {
-      const [status, value] = (await this.redis.eval(RESERVE, {
+      const [status, value] = (await runScript(this.redis, RESERVE, {
         keys: journalKeys(key, journal),
         arguments: [String(amount), String(limit), ...journalArgs(key, journal)],
       })) as [number, number];
@@ -97,7 +98,7 @@ export class RedisCreditCounters implements CreditCounters {
   }
 
   async adjust(key: string, delta: number, journal?: CounterJournal | null): Promise<number | null> {
-    const [status, value] = (await this.redis.eval(ADJUST, {
+    const [status, value] = (await runScript(this.redis, ADJUST, {
       keys: journalKeys(key, journal),
       arguments: [String(delta), ...journalArgs(key, journal)],
     })) as [number, number];
@@ -113,7 +114,7 @@ export class RedisCreditCounters implements CreditCounters {
 
   async increment(key: string, amount: number, seed: Seed, journal?: CounterJournal | null): Promise<number> {
     for (let attempt = 0; attempt < 3; attempt++) {
-      const [status, value] = (await this.redis.eval(ADJUST, {
+      const [status, value] = (await runScript(this.redis, ADJUST, {
         keys: journalKeys(key, journal),
         arguments: [String(amount), ...journalArgs(key, journal), ...(journal ? ['new'] : [])],
       })) as [number, number];
@@ -129,7 +130,7 @@ export class RedisCreditCounters implements CreditCounters {
     chargedAt: () => Promise<Position | null>,
   ): Promise<void> {
     if (!journal || changes.length === 0) return;
-    const removed = (await this.redis.eval(SETTLE, {
+    const removed = (await runScript(this.redis, SETTLE, {
       keys: [journal.key],
       arguments: changes.map((change) => journalField(journal.call, change.key)),
     })) as number[];
@@ -154,7 +155,7 @@ export class RedisCreditCounters implements CreditCounters {
       const position = await chargedAt();
       if (position === null) throw new Error(`the charge of ${change.key} is not in the ledger yet`);
       if (covers !== START && comparePositions(position, covers) <= 0) return;
-      const added = await this.redis.eval(ADD_TO_SEEDED, {
+      const added = await runScript(this.redis, ADD_TO_SEEDED, {
         keys: [change.key, seedRecordKey(change.key)],
         arguments: [record!, String(change.amount)],
       });
@@ -166,7 +167,7 @@ export class RedisCreditCounters implements CreditCounters {
   /** The counter and its seed record, only if the counter is missing (see SEED). */
   private async seed(key: string, seed: Seed): Promise<void> {
     const { value, covers } = seedValueOf(await seed());
-    await this.redis.eval(SEED, {
+    await runScript(this.redis, SEED, {
       keys: [key, seedRecordKey(key)],
       arguments: [String(Math.round(value)), `${randomUUID()} ${formatCovers(covers)}`, String(COUNTER_TTL_SECONDS)],
     });

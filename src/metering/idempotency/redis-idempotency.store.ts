@@ -9,6 +9,7 @@ import {
   type StoredResponse,
   decideClaim,
 } from './idempotency.store.js';
+import { runScript } from '../../redis/run-script.js';
 
 /** SET the record only if it still holds ARGV[1]. */
 const COMPARE_AND_SET = `
@@ -44,7 +45,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async takeOver(key: string, raw: string, fingerprint: string, owner: ClaimOwner): Promise<boolean> {
     const record: IdempotencyRecord = { fingerprint, ...owner };
-    const replaced = await this.redis.eval(COMPARE_AND_SET, {
+    const replaced = await runScript(this.redis, COMPARE_AND_SET, {
       keys: [key],
       arguments: [raw, JSON.stringify(record), String(RUNNING_TTL_SECONDS)],
     });

@@ -4,6 +4,7 @@ import type { Position } from '../../event-store/event-store.port.js';
 import type { RedisClient } from '../../redis/redis.module.js';
 import { COUNTER_TTL_SECONDS, type CreditCounters, type Seed } from '../counters/credit-counters.js';
 import type { Admission, QuotaGate, QuotaHold, QuotaRequest } from './quota-gate.js';
+import { runScript } from '../../redis/run-script.js';
 
 /**
  * Credit leases. A node takes a block of an organization's monthly credits from Redis in one atomic step, carved
@@ -34,6 +35,8 @@ export const MAX_LEASE = 10_000;
 /** A lease is fetched ahead of need once less than this share of it is left. */
 const REFILL_SHARE = 0.25;
 const MAINTENANCE_MS = 1_000;
+/** The least time between two scripts of lease steps (settlements, give-backs, returns). */
+const SETTLE_GATHER_MS = 5;
 
 export const leaseJournalCall = (leaseId: string) => `lease:${leaseId}`;
 export const isLeaseJournalCall = (call: string) => call.startsWith('lease:');
@@ -117,6 +120,36 @@ interface Op {
   reject(error: unknown): void;
 }
 
+interface Step {
+  readonly code: Op['code'];
+  readonly keys: readonly string[];
+  args: string[];
+  readonly ops: Op[];
+}
+
+/**
+ * The batch as script steps: the settlements of one lease become one (credits summed, every call answered with the
+ * counter after it). A lease's settlements are all queued before its return, so moving one earlier, onto the first
+ * settlement of its lease, never moves it past that return.
+ */
+function coalesced(batch: readonly Op[]): Step[] {
+  const steps: Step[] = [];
+  const settlements = new Map<string, Step>();
+  for (const op of batch) {
+    const lease = op.code === 's' ? `${op.keys[0]}|${op.args[0]}` : null;
+    const step = lease === null ? undefined : settlements.get(lease);
+    if (step) {
+      step.args = [step.args[0]!, String(Number(step.args[1]) + Number(op.args[1]))];
+      step.ops.push(op);
+      continue;
+    }
+    const created: Step = { code: op.code, keys: op.keys, args: [...op.args], ops: [op] };
+    steps.push(created);
+    if (lease !== null) settlements.set(lease, created);
+  }
+  return steps;
+}
+
 class Lease {
   seq = 0;
   /** Reserved by calls still running (their charge not settled, or its outcome not known yet). */
@@ -180,6 +213,7 @@ export class CreditLeases implements QuotaGate {
   private readonly accounts = new Map<string, Account>();
   private readonly queue: Op[] = [];
   private flushing: Promise<void> | null = null;
+  private lastFlushAt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private readonly maintenance: NodeJS.Timeout;
   private readonly logger: Logger;
@@ -372,7 +406,7 @@ export class CreditLeases implements QuotaGate {
     ];
     try {
       for (let attempt = 0; attempt < 3; attempt++) {
-        const [status, a, b, c] = (await this.options.redis.eval(GRANT, {
+        const [status, a, b, c] = (await runScript(this.options.redis, GRANT, {
           keys: [account.quotaKey, account.leasesKey, this.options.journalKey],
           arguments: args,
         })) as number[];
@@ -444,18 +478,28 @@ export class CreditLeases implements QuotaGate {
     });
   }
 
-  /** One script for everything queued; while it runs, the next calls queue up for the next one (group commit). */
+  /**
+   * One script for everything queued; while it runs, the next calls queue up for the next one (group commit), and
+   * a script starts at most every SETTLE_GATHER_MS, so that a busy node sends one per few milliseconds, not one per
+   * round trip. Settlements of one lease in a batch are one step (their credits summed).
+   */
   private flush(): Promise<void> {
     this.flushing ??= (async () => {
       try {
         while (this.queue.length > 0) {
+          const wait = this.lastFlushAt + SETTLE_GATHER_MS - Date.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          this.lastFlushAt = Date.now();
           const batch = this.queue.splice(0, 500);
+          const steps = coalesced(batch);
           try {
-            const results = (await this.options.redis.eval(APPLY, {
-              keys: batch.flatMap((op) => op.keys),
-              arguments: [batch.map((op) => op.code).join(''), ...batch.flatMap((op) => op.args)],
+            const results = (await runScript(this.options.redis, APPLY, {
+              keys: steps.flatMap((step) => step.keys),
+              arguments: [steps.map((step) => step.code).join(''), ...steps.flatMap((step) => step.args)],
             })) as number[];
-            batch.forEach((op, i) => op.resolve(results[i]!));
+            steps.forEach((step, i) => {
+              for (const op of step.ops) op.resolve(results[i]!);
+            });
           } catch (error) {
             for (const op of batch) op.reject(error);
             // Redis answered with an error: the step is wrong, trying it again would not help.

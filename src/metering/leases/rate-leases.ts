@@ -1,5 +1,6 @@
 import type { RedisClient } from '../../redis/redis.module.js';
 import type { RateLimitDecision, RateLimiterService } from '../rate-limiter.service.js';
+import { runScript } from '../../redis/run-script.js';
 
 /**
  * Rate-limit leases: a node takes a share of a key's current window from Redis (counted in the window at once, so
@@ -99,7 +100,7 @@ export class RateLeases {
     state.want = now - state.lastAt < 1_000 ? Math.min(MAX_SHARE, state.want * 2) : INITIAL_SHARE;
     state.lastAt = now;
     state.share = null;
-    const [taken, count, ttl] = (await this.redis!.eval(SHARE, {
+    const [taken, count, ttl] = (await runScript(this.redis!, SHARE, {
       keys: [window.key],
       arguments: [String(limit), String(state.want), String(window.seconds)],
     })) as [number, number, number];
