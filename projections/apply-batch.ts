@@ -27,7 +27,7 @@ export async function applyEvents(
     while (end < fresh.length && fresh[end]!.type === type) end++;
     const run = fresh.slice(start, end);
     const handlers = projectors.filter((projector) => projector.eventTypes.includes(type));
-    if (run.length > 1 && handlers.length > 0 && handlers.every((projector) => projector.applyMany)) {
+    if (handlers.length > 0 && handlers.every((projector) => projector.applyMany)) {
       for (const projector of handlers) await projector.applyMany!(tx, run);
     } else {
       for (const event of run) for (const projector of handlers) await projector.apply(tx, event);
@@ -52,9 +52,9 @@ export async function applyBatch(
   try {
     // The transaction's opening and its close each go as one simple query: fewer round trips per batch.
     const opened = (await client.query(
-      `BEGIN; SET LOCAL search_path TO ${quoteIdent(schema)}; ${checkpointQuery(checkpointName, true)}`,
+      `BEGIN; SET LOCAL search_path TO ${quoteIdent(schema)}; SET LOCAL synchronous_commit TO off; ${checkpointQuery(checkpointName, true)}`,
     )) as unknown as pg.QueryResult[];
-    const checkpoint = checkpointOf(opened[2]!.rows);
+    const checkpoint = checkpointOf(opened[3]!.rows);
     const position = await applyEvents(client, projectors, checkpoint, events);
     const moved = position !== checkpoint && position !== START;
     const store = moved ? `${storeCheckpointStatement(checkpointName, position)}; ` : '';

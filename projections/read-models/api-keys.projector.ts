@@ -16,16 +16,17 @@ export const apiKeysProjector: Projector = {
       for (const event of events) await apiKeysProjector.apply(tx, event);
       return;
     }
-    await tx.query(
-      `UPDATE api_keys SET last_used_at = GREATEST(api_keys.last_used_at, used.at)
+    await tx.query({
+      name: 'api_keys_last_used_many',
+      text: `UPDATE api_keys SET last_used_at = GREATEST(api_keys.last_used_at, used.at)
        FROM (SELECT key_id, max(at) AS at FROM unnest($1::uuid[], $2::timestamptz[]) AS e(key_id, at) GROUP BY key_id)
          AS used
        WHERE api_keys.key_id = used.key_id`,
-      [
+      values: [
         events.map((event) => (event.data as unknown as CreditsCharged['data']).key_id),
         events.map((event) => occurredAt(event).toISOString()),
       ],
-    );
+    });
   },
   async apply(tx: Queryable, event: RecordedEvent) {
     const at = occurredAt(event);

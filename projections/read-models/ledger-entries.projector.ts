@@ -46,42 +46,31 @@ export const ledgerEntriesProjector: Projector = {
   },
 };
 
-/** One INSERT for any number of events, rows in event order (of two events with one charge_id, the first is kept). */
+/**
+ * One INSERT for any number of events, rows in event order (of two events with one charge_id, the first is kept).
+ * The events go as one JSON parameter that PostgreSQL takes apart: cheaper on both sides than an array per column.
+ */
 async function insertEntries(tx: Queryable, events: readonly RecordedEvent[]): Promise<void> {
-  // Partial: events written before channel and pricing existed lack them.
-  const rows = events.map((event) => ({ event, d: event.data as unknown as Partial<CreditsCharged['data']> }));
-  await tx.query(
-    `INSERT INTO ledger_entries (commit_position, prepare_position, charge_id, org_id, project_id, key_id,
+  const rows = events.map((event) => ({
+    c: event.position.commit.toString(),
+    p: event.position.prepare.toString(),
+    at: occurredAt(event).toISOString(),
+    d: event.data,
+  }));
+  // Partial data: events written before channel and pricing existed lack them (NULL); counts defaults to {}.
+  await tx.query({
+    name: 'ledger_entries_insert_many',
+    text: `INSERT INTO ledger_entries (commit_position, prepare_position, charge_id, org_id, project_id, key_id,
        key_environment, operation, channel, depth, credits, request_id, idempotency_key, billing_month, occurred_at,
        counts, pricing)
-     SELECT commit_position, prepare_position, charge_id, org_id, project_id, key_id, key_environment, operation,
-       channel, depth, credits, request_id, idempotency_key, billing_month, occurred_at, counts::jsonb, pricing::jsonb
-     FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[],
-       $9::text[], $10::text[], $11::numeric[], $12::text[], $13::text[], $14::text[], $15::timestamptz[], $16::text[],
-       $17::text[])
-       WITH ORDINALITY AS e(commit_position, prepare_position, charge_id, org_id, project_id, key_id, key_environment,
-         operation, channel, depth, credits, request_id, idempotency_key, billing_month, occurred_at, counts, pricing,
-         ord)
+     SELECT (e->>'c')::bigint, (e->>'p')::bigint, e->'d'->>'charge_id', (e->'d'->>'org_id')::uuid,
+       (e->'d'->>'project_id')::uuid, (e->'d'->>'key_id')::uuid, e->'d'->>'key_environment', e->'d'->>'operation',
+       e->'d'->>'channel', e->'d'->>'depth', (e->'d'->>'credits')::numeric, e->'d'->>'request_id',
+       e->'d'->>'idempotency_key', e->'d'->>'billing_month', (e->>'at')::timestamptz,
+       coalesce(nullif(e->'d'->'counts', 'null'::jsonb), '{}'::jsonb), nullif(e->'d'->'pricing', 'null'::jsonb)
+     FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(e, ord)
      ORDER BY ord
      ON CONFLICT DO NOTHING`,
-    [
-      rows.map(({ event }) => event.position.commit.toString()),
-      rows.map(({ event }) => event.position.prepare.toString()),
-      rows.map(({ d }) => d.charge_id),
-      rows.map(({ d }) => d.org_id),
-      rows.map(({ d }) => d.project_id),
-      rows.map(({ d }) => d.key_id),
-      rows.map(({ d }) => d.key_environment),
-      rows.map(({ d }) => d.operation),
-      rows.map(({ d }) => d.channel ?? null),
-      rows.map(({ d }) => d.depth ?? null),
-      rows.map(({ d }) => d.credits),
-      rows.map(({ d }) => d.request_id),
-      rows.map(({ d }) => d.idempotency_key ?? null),
-      rows.map(({ d }) => d.billing_month),
-      rows.map(({ event }) => occurredAt(event).toISOString()),
-      rows.map(({ d }) => JSON.stringify(d.counts ?? {})),
-      rows.map(({ d }) => (d.pricing ? JSON.stringify(d.pricing) : null)),
-    ],
-  );
+    values: [JSON.stringify(rows)],
+  });
 }

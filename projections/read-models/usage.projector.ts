@@ -42,72 +42,61 @@ export const usageProjector: Projector = {
 };
 
 /**
- * Adds the charges of any number of events: each statement sums the events per row first (numeric sums of the
- * credits, each rounded to the column's scale as a one-event insert would; a new usage_daily row takes the month of
- * its first event), then upserts, so the rows are those that adding the events one by one would leave.
+ * Adds the charges of any number of events in one statement: each table's rows are summed per row first (numeric
+ * sums of the credits, each rounded to the column's scale as a one-event insert would; a new usage_daily row takes
+ * the month of its first event), then upserted, so the rows are those that adding the events one by one would
+ * leave. The events go as one JSON parameter (a unit-priced charge with its unit credits, summed here as `apply`
+ * sums them).
  */
 async function addUsage(tx: Queryable, events: readonly RecordedEvent[]): Promise<void> {
-  const charges = events.map((event) => ({
-    d: event.data as unknown as CreditsCharged['data'],
-    day: occurredAt(event).toISOString().slice(0, 10),
-  }));
-  await tx.query(
-    `INSERT INTO monthly_totals (org_id, month, environment, credits, requests)
-     SELECT org_id, month, environment, sum(credits::numeric(20, 4)), count(*)
-     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::numeric[]) AS e(org_id, month, environment, credits)
-     GROUP BY org_id, month, environment
-     ON CONFLICT (org_id, month, environment)
-     DO UPDATE SET credits = monthly_totals.credits + EXCLUDED.credits,
-       requests = monthly_totals.requests + EXCLUDED.requests`,
-    [
-      charges.map(({ d }) => d.org_id),
-      charges.map(({ d }) => d.billing_month),
-      charges.map(({ d }) => d.key_environment),
-      charges.map(({ d }) => d.credits),
-    ],
-  );
-  await tx.query(
-    `INSERT INTO usage_daily (org_id, day, month, project_id, key_id, operation, environment, credits, requests)
-     SELECT org_id, day, (array_agg(month ORDER BY ord))[1], project_id, key_id, operation, environment,
-       sum(credits::numeric(20, 4)), count(*)
-     FROM unnest($1::uuid[], $2::date[], $3::text[], $4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::numeric[])
-       WITH ORDINALITY AS e(org_id, day, month, project_id, key_id, operation, environment, credits, ord)
-     GROUP BY org_id, day, project_id, key_id, operation, environment
-     ON CONFLICT (org_id, day, project_id, key_id, operation, environment)
-     DO UPDATE SET credits = usage_daily.credits + EXCLUDED.credits, requests = usage_daily.requests + EXCLUDED.requests`,
-    [
-      charges.map(({ d }) => d.org_id),
-      charges.map(({ day }) => day),
-      charges.map(({ d }) => d.billing_month),
-      charges.map(({ d }) => d.project_id),
-      charges.map(({ d }) => d.key_id),
-      charges.map(({ d }) => d.operation),
-      charges.map(({ d }) => d.key_environment),
-      charges.map(({ d }) => d.credits),
-    ],
-  );
-  const units = charges.flatMap(({ d }) => {
-    const charge = d.pricing?.units;
-    if (!charge) return [];
-    const credits = d.pricing.items.filter((i) => i.item === charge.price_class).reduce((sum, i) => sum + i.credits, 0);
-    return [{ d, charge, credits }];
+  const charges = events.map((event) => {
+    const d = event.data as unknown as CreditsCharged['data'];
+    const units = d.pricing?.units;
+    const unitCredits = units
+      ? d.pricing.items.filter((i) => i.item === units.price_class).reduce((sum, i) => sum + i.credits, 0)
+      : null;
+    return {
+      org: d.org_id,
+      month: d.billing_month,
+      env: d.key_environment,
+      credits: d.credits,
+      day: occurredAt(event).toISOString().slice(0, 10),
+      project: d.project_id,
+      key: d.key_id,
+      op: d.operation,
+      ...(units ? { class: units.price_class, units: units.count, unitCredits } : {}),
+    };
   });
-  if (units.length === 0) return;
-  await tx.query(
-    `INSERT INTO monthly_units (org_id, month, environment, price_class, units, credits)
-     SELECT org_id, month, environment, price_class, sum(units), sum(credits::numeric(20, 4))
-     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::numeric[])
-       AS e(org_id, month, environment, price_class, units, credits)
+  await tx.query({
+    name: 'usage_add_many',
+    text: `WITH e AS MATERIALIZED (
+       SELECT (c->>'org')::uuid AS org_id, c->>'month' AS month, c->>'env' AS environment,
+         (c->>'credits')::numeric AS credits, (c->>'day')::date AS day, (c->>'project')::uuid AS project_id,
+         (c->>'key')::uuid AS key_id, c->>'op' AS operation, c->>'class' AS price_class,
+         (c->>'units')::bigint AS units, (c->>'unitCredits')::numeric AS unit_credits, ord
+       FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(c, ord)
+     ), totals AS (
+       INSERT INTO monthly_totals (org_id, month, environment, credits, requests)
+       SELECT org_id, month, environment, sum(credits::numeric(20, 4)), count(*)
+       FROM e GROUP BY org_id, month, environment
+       ON CONFLICT (org_id, month, environment)
+       DO UPDATE SET credits = monthly_totals.credits + EXCLUDED.credits,
+         requests = monthly_totals.requests + EXCLUDED.requests
+     ), daily AS (
+       INSERT INTO usage_daily (org_id, day, month, project_id, key_id, operation, environment, credits, requests)
+       SELECT org_id, day, (array_agg(month ORDER BY ord))[1], project_id, key_id, operation, environment,
+         sum(credits::numeric(20, 4)), count(*)
+       FROM e GROUP BY org_id, day, project_id, key_id, operation, environment
+       ON CONFLICT (org_id, day, project_id, key_id, operation, environment)
+       DO UPDATE SET credits = usage_daily.credits + EXCLUDED.credits,
+         requests = usage_daily.requests + EXCLUDED.requests
+     )
+     INSERT INTO monthly_units (org_id, month, environment, price_class, units, credits)
+     SELECT org_id, month, environment, price_class, sum(units), sum(unit_credits::numeric(20, 4))
+     FROM e WHERE price_class IS NOT NULL
      GROUP BY org_id, month, environment, price_class
      ON CONFLICT (org_id, month, environment, price_class)
      DO UPDATE SET units = monthly_units.units + EXCLUDED.units, credits = monthly_units.credits + EXCLUDED.credits`,
-    [
-      units.map(({ d }) => d.org_id),
-      units.map(({ d }) => d.billing_month),
-      units.map(({ d }) => d.key_environment),
-      units.map(({ charge }) => charge.price_class),
-      units.map(({ charge }) => charge.count),
-      units.map(({ credits }) => credits),
-    ],
-  );
+    values: [JSON.stringify(charges)],
+  });
 }

@@ -3,6 +3,8 @@ import pg from 'pg';
 /** Anything that runs a parameterized query: the pool wrapper, a pooled client inside a transaction. */
 export interface Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  /** With `name`: a prepared statement, parsed and planned once per connection (for statements run very often). */
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<R>>;
 }
 
 /** The one PostgreSQL pool of a process, with every table of the service in `schema`. */
@@ -46,8 +48,15 @@ export class Database {
     return new Database(pool, schema, connectionString);
   }
 
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
-    return this.pool.query<R>(text, values);
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    textOrConfig: string | pg.QueryConfig,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    return typeof textOrConfig === 'string'
+      ? this.pool.query<R>(textOrConfig, values)
+      : this.pool.query<R>(textOrConfig);
   }
 
   async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {

@@ -89,6 +89,26 @@ describe('embedded PostgreSQL under concurrent connections', () => {
     await quitter.end().catch(() => {});
   }, 60_000);
 
+  it('keeps named prepared statements to the connection that prepared them, and drops them when it goes', async () => {
+    const clients = [0, 1].map(() => new pg.Client({ connectionString: embedded.connectionString }));
+    await Promise.all(clients.map((client) => client.connect()));
+    const [first, second] = clients as [pg.Client, pg.Client];
+    // One name, two texts: each connection must get its own statement back.
+    const run = (client: pg.Client, text: string) =>
+      client.query<{ v: string }>({ name: 'same_name', text, values: [] });
+    for (let i = 0; i < 3; i++) {
+      expect((await run(first, "SELECT 'first' AS v")).rows).toEqual([{ v: 'first' }]);
+      expect((await run(second, "SELECT 'second' AS v")).rows).toEqual([{ v: 'second' }]);
+    }
+    const prepared = async () =>
+      Number((await pool.query<{ n: string }>('SELECT count(*) AS n FROM pg_prepared_statements')).rows[0]!.n);
+    expect(await prepared()).toBe(2);
+    await first.end();
+    await second.end();
+    for (let i = 0; i < 50 && (await prepared()) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await prepared()).toBe(0);
+  }, 60_000);
+
   it('keeps a transaction that failed to that connection until it rolls back', async () => {
     const failing = await pool.connect();
     try {

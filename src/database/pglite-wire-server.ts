@@ -10,7 +10,10 @@ import type { PGlite } from '@electric-sql/pglite';
  *    Parse/Bind/Describe/Execute/Sync) or a simple `Query`, so no two connections' unnamed statements or
  *    portals are ever interleaved (the defect of @electric-sql/pglite-socket 0.2.17, electric-sql/pglite#1046);
  *  - while a connection has a transaction open (or has sent `Flush` without `Sync`), only that connection's
- *    units run; the others queue until it commits, rolls back or disconnects (a disconnect rolls back).
+ *    units run; the others queue until it commits, rolls back or disconnects (a disconnect rolls back);
+ *  - named prepared statements are the connection's own: their names get a per-connection prefix on the way in
+ *    (Parse, Bind, Describe, Close), so two connections preparing one name do not collide, and a disconnect
+ *    deallocates them.
  * Code that holds a transaction on one connection and waits for a query on another would wait forever here,
  * as it would against any database that runs one transaction at a time.
  */
@@ -98,6 +101,7 @@ export class PgliteWireServer {
         await this.resetSession(connection.midSequence);
         this.owner = null;
       }
+      await this.deallocate(connection.statements);
       return;
     }
     if (connection.socket.destroyed) return;
@@ -113,6 +117,17 @@ export class PgliteWireServer {
     }
     connection.midSequence = unit.kind === 'partial';
     this.owner = connection.midSequence || this.db.isInTransaction() ? connection : null;
+  }
+
+  /** One statement at a time: a name whose Parse failed is not there, and its error must not stop the others. */
+  private async deallocate(statements: ReadonlySet<string>): Promise<void> {
+    if (statements.size === 0 || this.server === null) return; // closing: the database goes with its statements
+    await this.db.runExclusive(async () => {
+      for (const name of statements) {
+        const sql = `DEALLOCATE "${name.replace(/"/g, '""')}"`;
+        await this.db.execProtocolRawStream(simpleQuery(sql), { onRawData: () => {} });
+      }
+    });
   }
 
   /** Leaves the shared session as a fresh connection expects it: no half-run extended query, no open transaction. */
@@ -146,9 +161,14 @@ function simpleQuery(sql: string): Uint8Array {
   return message;
 }
 
+let connectionCount = 0;
+
 /** One client socket: cuts its byte stream into protocol messages and groups them into units. */
 class WireConnection {
   midSequence = false;
+  /** Its named prepared statements, as the backend knows them (prefixed). */
+  readonly statements = new Set<string>();
+  private readonly prefix = `c${++connectionCount}_`;
   private buffer: Buffer = Buffer.alloc(0);
   private started = false;
   private pending: Uint8Array[] = [];
@@ -202,10 +222,29 @@ class WireConnection {
       this.socket.end();
       return false;
     }
-    this.pending.push(message);
+    this.pending.push(type === 'P' || type === 'B' || type === 'D' || type === 'C' ? this.ownNames(message) : message);
     if (type === 'S' || type === 'Q' || type === 'c' || type === 'f') this.flushUnit('complete');
     else if (type === 'H') this.flushUnit('partial');
     return true;
+  }
+
+  /** The message with its statement name (if any, and not the unnamed one) prefixed with this connection's. */
+  private ownNames(message: Uint8Array): Uint8Array {
+    const type = String.fromCharCode(message[0]!);
+    let at = 5;
+    if (type === 'B') at = message.indexOf(0, at) + 1; // past the portal's name
+    if (type === 'D' || type === 'C') {
+      if (message[at] !== 0x53) return message; // 'P': a portal, not a statement
+      at += 1;
+    }
+    const end = message.indexOf(0, at);
+    if (end <= at) return message; // the unnamed statement
+    const name = this.prefix + Buffer.from(message.subarray(at, end)).toString('utf8');
+    if (type === 'P') this.statements.add(name);
+    if (type === 'C') this.statements.delete(name);
+    const renamed = Buffer.concat([message.subarray(0, at), Buffer.from(name, 'utf8'), message.subarray(end)]);
+    renamed.writeInt32BE(renamed.length - 1, 1);
+    return renamed;
   }
 
   private flushUnit(kind: 'complete' | 'partial'): void {

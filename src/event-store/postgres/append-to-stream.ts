@@ -28,10 +28,11 @@ export async function appendToStream(
       next_expected_revision: string;
       commit_position: string;
       prepare_position: string;
-    }>(
-      `SELECT next_expected_revision, commit_position, prepare_position
+    }>({
+      name: 'event_store_append',
+      text: `SELECT next_expected_revision, commit_position, prepare_position
        FROM event_store_append($1, $2, $3, $4::uuid[], $5::text[], $6::jsonb, $7::jsonb)`,
-      [
+      values: [
         streamId,
         typeof expected === 'bigint' ? 'exact' : expected,
         typeof expected === 'bigint' ? expected.toString() : null,
@@ -40,7 +41,7 @@ export async function appendToStream(
         JSON.stringify(events.map((e) => e.data)),
         JSON.stringify(events.map((e) => e.metadata ?? {})),
       ],
-    );
+    });
     const row = result.rows[0]!;
     return {
       nextExpectedRevision: BigInt(row.next_expected_revision),

@@ -14,13 +14,14 @@ const SAFELY_COMMITTED = `transaction_id < ${HORIZON}`;
 
 export async function readAll(db: Queryable, from: From, maxCount: number): Promise<RecordedEvent[]> {
   const after = from === START ? { commit: -1n, prepare: -1n } : from;
-  const result = await db.query<EventRow>(
-    `SELECT ${EVENT_COLUMNS} FROM events
+  const result = await db.query<EventRow>({
+    name: 'event_store_read_all',
+    text: `SELECT ${EVENT_COLUMNS} FROM events
      WHERE (transaction_id, global_position) > ($1::bigint, $2::bigint) AND ${SAFELY_COMMITTED}
      ORDER BY transaction_id, global_position
      LIMIT $3`,
-    [after.commit.toString(), after.prepare.toString(), maxCount],
-  );
+    values: [after.commit.toString(), after.prepare.toString(), maxCount],
+  });
   return result.rows.map(rowToRecordedEvent);
 }
 
