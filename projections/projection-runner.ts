@@ -20,7 +20,8 @@ export interface ProjectionRunnerOptions {
   /**
    * Once caught up, how long to let appends gather after a batch before reading the next one, so that a steady
    * stream of charges is applied a few dozen at a time (one transaction, rows coalesced per organization) rather
-   * than one transaction per append. Bounds the added projection lag. Default 0 (apply as soon as woken).
+   * than one transaction per append. Bounds the added projection lag. 0 applies as soon as woken (the service's
+   * default is PROJECTION_GATHER_MS, 5).
    */
   readonly gatherMs?: number;
   /** How often a node that is not the leader tries to become it. */

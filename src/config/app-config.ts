@@ -366,7 +366,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     projectionWaitTimeoutMs: vars.PROJECTION_WAIT_TIMEOUT_MS ?? 10000,
     readyMaxProjectionLagMs: vars.READY_MAX_PROJECTION_LAG_MS ?? 30000,
     runProjections: vars.RUN_PROJECTIONS ?? true,
-    projectionGatherMs: vars.PROJECTION_GATHER_MS ?? 0,
+    projectionGatherMs: vars.PROJECTION_GATHER_MS ?? 5,
     fetchAllowHosts: (vars.FETCH_ALLOW_HOSTS ?? '')
       .split(',')
       .map((h) => h.trim())
