@@ -266,13 +266,7 @@ export const FETCH_DOCUMENTS_SQL = `
 SELECT url, domain, title, content, published_date, fetched_at, favicon, images, structured_data
 FROM documents WHERE url = ANY($1::text[])`;
 
-/**
- * For each text, the positions of the given lexemes in it (English stemming, as the index analyses documents):
- * `[[lexeme, [positions]], ...]`. Passages, snippets and answers score sentences from this.
- */
-export const ANALYZE_TEXTS_SQL = `
-SELECT t.i::int AS i,
-       coalesce((SELECT json_agg(json_build_array(u.lexeme, u.positions))
-                 FROM unnest(ts_filter(setweight(to_tsvector('english'::regconfig, search_text(t.s)), 'A', $2::text[]), '{a}')) u),
-                '[]'::json) AS hits
-FROM unnest($1::text[]) WITH ORDINALITY AS t(s, i)`;
+/** Each word's lexemes as the index analyses text (English stemming; none for a stop word). */
+export const WORD_LEXEMES_SQL = `
+SELECT t.w AS word, ARRAY(SELECT u.lexeme FROM unnest(to_tsvector('english'::regconfig, t.w)) u) AS lexemes
+FROM unnest($1::text[]) AS t(w)`;

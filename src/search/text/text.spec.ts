@@ -5,6 +5,7 @@ import { autoParameters, quotedPhrases, timeWindow } from '../search-request.js'
 import { isCalendarDate } from '../dto/search-request.dto.js';
 import { markdownToText } from './markdown-text.js';
 import { MAX_PASSAGE_CHARS, type ScoredSentence, bestWindow, chunk, mayContainTerms, truncate } from './passages.js';
+import { stemPrefixes, words } from './words.js';
 import { proseSentences, splitSentences } from './sentences.js';
 
 describe('markdownToText', () => {
@@ -70,7 +71,8 @@ describe('splitSentences', () => {
   });
 
   test('splits sentences joined without a space, as the index does, but not identifiers', () => {
-    const text = 'Risk is high in developed countries.Behavioural factors matter (50-90%).However, java.lang.String and Math.Max(a) stay whole; e.g.Some and U.S.Army too.';
+    const text =
+      'Risk is high in developed countries.Behavioural factors matter (50-90%).However, java.lang.String and Math.Max(a) stay whole; e.g.Some and U.S.Army too.';
     expect(splitSentences(text).map((s) => s.text)).toEqual([
       'Risk is high in developed countries.',
       'Behavioural factors matter (50-90%).',
@@ -230,5 +232,25 @@ describe('images and answers helpers', () => {
   test('near duplicates', () => {
     expect(nearDuplicate('The river is long and wide.', 'The river is long and wide!')).toBe(true);
     expect(nearDuplicate('The river is long.', 'The mountain is high.')).toBe(false);
+  });
+});
+
+describe('words', () => {
+  test('runs of letters and digits, lower-cased, positioned as to_tsvector counts words', () => {
+    expect(words('Rivers flow; the p53 gene at 3.5 mg, café.')).toEqual([
+      { word: 'rivers', position: 1 },
+      { word: 'flow', position: 2 },
+      { word: 'the', position: 3 },
+      { word: 'p53', position: 4 },
+      { word: 'gene', position: 5 },
+      { word: 'at', position: 6 },
+      { word: '3.5', position: 7 },
+      { word: 'mg', position: 8 },
+      { word: 'café', position: 9 },
+    ]);
+  });
+
+  test('stem prefixes allow the y → i stems and fold accents', () => {
+    expect(stemPrefixes(['studi', 'naïv', 'river'])).toEqual(['stud', 'naiv', 'river']);
   });
 });
