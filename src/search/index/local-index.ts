@@ -42,6 +42,8 @@ export interface RankedDocument {
   readonly url: string;
   readonly bm25: number;
   readonly proximity: number;
+  /** The hub-page prior, already a factor of score. */
+  readonly prior: number;
   readonly score: number;
   /** With RankOptions.withRows. */
   readonly row?: DocumentRow;
@@ -335,6 +337,7 @@ export class LocalIndex {
         url: r.url,
         bm25: Number(r.bm25),
         proximity: Number(r.proximity),
+        prior: Number(r.prior),
         score: Number(r.score),
         ...(options.withRows ? { row: documentRowOf(r) } : {}),
       })),

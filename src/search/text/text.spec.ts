@@ -5,6 +5,7 @@ import { autoParameters, quotedPhrases, timeWindow } from '../search-request.js'
 import { isCalendarDate } from '../dto/search-request.dto.js';
 import { markdownToText } from './markdown-text.js';
 import { MAX_PASSAGE_CHARS, type ScoredSentence, bestWindow, chunk, mayContainTerms, truncate } from './passages.js';
+import { linkListShare } from './link-list-share.js';
 import { stemPrefixes, words } from './words.js';
 import { proseSentences, splitSentences } from './sentences.js';
 
@@ -252,5 +253,22 @@ describe('words', () => {
 
   test('stem prefixes allow the y → i stems and fold accents', () => {
     expect(stemPrefixes(['studi', 'naïv', 'river'])).toEqual(['stud', 'naiv', 'river']);
+  });
+});
+
+describe('link and list share', () => {
+  test('prose is 0, an index of links or short entries near 1, mixed pages in between', () => {
+    expect(
+      linkListShare('The web server serves static files.\n\nIt reads them from [one directory](https://x.test/d).'),
+    ).toBeLessThan(0.3);
+    expect(
+      linkListShare(Array.from({ length: 20 }, (_, i) => `-   [Entry ${i}](https://x.test/${i})`).join('\n\n')),
+    ).toBe(1);
+    expect(linkListShare(Array.from({ length: 20 }, (_, i) => `-   \\--option-${i}`).join('\n'))).toBe(1);
+    const mixed = `${'A paragraph of prose that explains the options below in some detail. '.repeat(3)}\n\n- one\n- two\n- three`;
+    expect(linkListShare(mixed)).toBeGreaterThan(0);
+    expect(linkListShare(mixed)).toBeLessThan(0.2);
+    expect(linkListShare('')).toBe(0);
+    expect(linkListShare('![a chart](https://x.test/c.png)')).toBe(0);
   });
 });
