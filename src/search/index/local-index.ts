@@ -361,7 +361,7 @@ export class LocalIndex {
     const wanted = new Set(lexemes);
     const prefixes = stemPrefixes(lexemes);
     const mayStem = (word: string) => {
-      const folded = /^[\x00-\x7f]*$/.test(word) ? word : foldAccents(word);
+      const folded = foldAccents(word);
       return prefixes.some((prefix) => folded.startsWith(prefix));
     };
     const candidates = texts.map((text) => words(text).filter((w) => mayStem(w.word)));

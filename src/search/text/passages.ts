@@ -31,8 +31,13 @@ export function mayContainTerms(lexemes: readonly string[]): (text: string) => b
   const stems = stemPrefixes(lexemes);
   if (stems.length === 0) return () => false;
   const escaped = stems.map((stem) => stem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  const pattern = new RegExp(`(^|[^\\p{L}\\p{N}])(${escaped.join('|')})`, 'iu');
-  return (text) => pattern.test(foldAccents(text));
+  // When every stem starts with an ASCII letter or digit: ASCII word boundaries on folded, lower-cased text, a few
+  // times faster than a Unicode-aware pattern and only ever more permissive (a letter outside ASCII counts as a
+  // boundary). Other scripts need the Unicode classes.
+  const pattern = stems.every((stem) => /^\w/.test(stem))
+    ? new RegExp(`\\b(?:${escaped.join('|')})`)
+    : new RegExp(`(?:^|[^\\p{L}\\p{N}])(?:${escaped.join('|')})`, 'u');
+  return (text) => pattern.test(foldAccents(text).toLowerCase());
 }
 
 /** Cuts text to at most `max` characters at a word boundary, with an ellipsis when cut. */

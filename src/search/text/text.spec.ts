@@ -140,6 +140,9 @@ describe('passages', () => {
     expect(may('She studies rivers.')).toBe(true);
     expect(may('A study of lakes.')).toBe(true);
     expect(may('Nothing relevant.')).toBe(false);
+    const cyrillic = mayContainTerms(['реки', 'river']);
+    expect(cyrillic('Большие Реки Европы')).toBe(true);
+    expect(cyrillic('Озёра')).toBe(false);
   });
 });
 
