@@ -20,9 +20,9 @@ export function words(text: string): Word[] {
 
 /** Strips accents for prefix comparisons (Snowball stems keep them; the prefilter only needs to be permissive). */
 export const foldAccents = (text: string) =>
-  NON_ASCII.test(text) ? text.normalize('NFKD').replace(/\p{M}+/gu, '') : text;
+  NOT_PRINTABLE_ASCII.test(text) ? text.normalize('NFKD').replace(/\p{M}+/gu, '') : text;
 
-const NON_ASCII = /[^\x00-\x7f]/;
+const NOT_PRINTABLE_ASCII = /[^ -~\s]/;
 
 /**
  * The prefixes a word must start with to stem to one of `lexemes` (Snowball stems are prefixes of their words, but for
