@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
 import type { ExtractedPage } from '../extract/content-extractor.port.js';
+import { linkListShare } from '../search/text/link-list-share.js';
 import { normalizeUrl } from './normalize-url.js';
 
 /** One row of the local search index (`documents`). */
@@ -27,14 +28,14 @@ const ROWS_PER_STATEMENT = 500;
  */
 const UPSERT_SQL = `
 INSERT INTO documents (url, domain, title, content, published_date, language, favicon, images, structured_data,
-                       fetched_at, content_hash)
+                       fetched_at, content_hash, link_list_share)
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[],
-                     $8::jsonb[], $9::jsonb[], $10::timestamptz[], $11::text[])
+                     $8::jsonb[], $9::jsonb[], $10::timestamptz[], $11::text[], $12::real[])
 ON CONFLICT (url) DO UPDATE SET
   domain = EXCLUDED.domain, title = EXCLUDED.title, content = EXCLUDED.content,
   published_date = EXCLUDED.published_date, language = EXCLUDED.language, favicon = EXCLUDED.favicon,
   images = EXCLUDED.images, structured_data = EXCLUDED.structured_data, fetched_at = EXCLUDED.fetched_at,
-  content_hash = EXCLUDED.content_hash`;
+  content_hash = EXCLUDED.content_hash, link_list_share = EXCLUDED.link_list_share`;
 
 /**
  * Feeds the local search index: every page crawl extracts is upserted by its canonical URL (a later read of the same
@@ -81,7 +82,7 @@ export class DocumentIndexWriter {
   }
 
   private async write(batch: readonly IndexedDocument[]): Promise<number> {
-    const columns: unknown[][] = Array.from({ length: 11 }, () => []);
+    const columns: unknown[][] = Array.from({ length: 12 }, () => []);
     for (const doc of batch) {
       [
         doc.url,
@@ -95,6 +96,7 @@ export class DocumentIndexWriter {
         cleanJson(doc.structuredData),
         doc.fetchedAt,
         contentHash(doc.content),
+        linkListShare(doc.content),
       ].forEach((value, column) => columns[column]!.push(value));
     }
     await this.db.query(UPSERT_SQL, columns);

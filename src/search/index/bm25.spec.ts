@@ -348,7 +348,13 @@ describe('BM25F ranking SQL against the TypeScript reference', () => {
     let sql: Queryable;
     beforeAll(async () => {
       pglite = await PGlite.create();
-      for (const file of ['003_documents.sql', '004_search_index.sql', '020_search_text_analysis.sql', '021_search_postings.sql']) {
+      for (const file of [
+        '003_documents.sql',
+        '004_search_index.sql',
+        '020_search_text_analysis.sql',
+        '021_search_postings.sql',
+        '022_search_link_list_share.sql',
+      ]) {
         await pglite.exec(await readFile(path.join(projectRoot(), 'src/database/migrations', file), 'utf8'));
       }
       sql = { query: (text: string, values?: unknown[]) => pglite.query(text, values) } as unknown as Queryable;
@@ -380,6 +386,19 @@ describe('BM25F ranking SQL against the TypeScript reference', () => {
         ]),
       );
       expect(hits[1]!.size).toBe(0);
+      // Words are stemmed by the database (stop words count as positions), decimals and accents kept.
+      const more = await index.analyzeTexts(
+        ['The studies of naïve cells at 3.5 mg', 'Studying a study'],
+        ['studi', 'naïv', '3.5'],
+      );
+      expect(more[0]).toEqual(
+        new Map([
+          ['studi', [2]],
+          ['naïv', [4]],
+          ['3.5', [7]],
+        ]),
+      );
+      expect(more[1]).toEqual(new Map([['studi', [1, 3]]]));
     });
   });
 });

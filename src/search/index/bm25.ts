@@ -17,6 +17,17 @@ export const BM25F = {
   proximityWeight: 0.5,
 } as const;
 
+/**
+ * Hub pages (see linkListShare): a page's score is multiplied by 1 − HUB_PRIOR_WEIGHT · share², so that a page made
+ * only of links and short list entries keeps half its score, and prose (share under 0.3) at least 95%.
+ */
+export const HUB_PRIOR_WEIGHT = 0.5;
+
+export function hubPrior(linkListShare: number): number {
+  const share = Math.min(1, Math.max(0, linkListShare));
+  return 1 - HUB_PRIOR_WEIGHT * share * share;
+}
+
 /** Query terms as ranking sees them: a lexeme, how often the query has it, its document frequency. */
 export interface RankTerm {
   readonly lexeme: string;

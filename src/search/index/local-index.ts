@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Queryable } from '../../database/database.js';
 import { type CorpusStats, type RankTerm, proximityUpperBound, termUpperBound, termWeight } from './bm25.js';
+import { foldAccents, stemPrefixes, words } from '../text/words.js';
 import {
   ANALYZE_QUERY_SQL,
-  ANALYZE_TEXTS_SQL,
   type DocumentRow,
   FETCH_DOCUMENTS_SQL,
   NO_FILTERS,
@@ -15,6 +15,7 @@ import {
   type TermRetrieval,
   rankSql,
 } from './ranking-sql.js';
+import { WordLexemes } from './word-lexemes.js';
 
 /** A query as the index analysed it. */
 export interface QueryAnalysis {
@@ -41,6 +42,8 @@ export interface RankedDocument {
   readonly url: string;
   readonly bm25: number;
   readonly proximity: number;
+  /** The hub-page prior, already a factor of score. */
+  readonly prior: number;
   readonly score: number;
   /** With RankOptions.withRows. */
   readonly row?: DocumentRow;
@@ -160,10 +163,14 @@ type Sql = Queryable & { transaction?<T>(work: (client: Queryable) => Promise<T>
  * k-th score; only past `retrievalCeiling` do very common terms stop widening it (they still score).
  */
 export class LocalIndex {
+  private readonly wordLexemes: WordLexemes;
+
   constructor(
     private readonly sql: Sql,
     private readonly tuning: LocalIndexTuning = DEFAULT_TUNING,
-  ) {}
+  ) {
+    this.wordLexemes = new WordLexemes(sql);
+  }
 
   async analyze(query: string): Promise<QueryAnalysis> {
     const { rows } = await this.sql.query<{
@@ -330,6 +337,7 @@ export class LocalIndex {
         url: r.url,
         bm25: Number(r.bm25),
         proximity: Number(r.proximity),
+        prior: Number(r.prior),
         score: Number(r.score),
         ...(options.withRows ? { row: documentRowOf(r) } : {}),
       })),
@@ -343,19 +351,32 @@ export class LocalIndex {
     return new Map(rows.map((row) => [row.url, row]));
   }
 
-  /** Positions of `lexemes` in each of `texts`, analysed as documents are (one round trip for all). */
+  /**
+   * Positions of `lexemes` in each of `texts` (in words), stemmed as documents are: only the words that can stem to
+   * one of them (see stemPrefixes) are looked up, at most one round trip for all the texts.
+   */
   async analyzeTexts(texts: readonly string[], lexemes: readonly string[]): Promise<TextHits[]> {
     const result: TextHits[] = texts.map(() => new Map());
     if (texts.length === 0 || lexemes.length === 0) return result;
-    const { rows } = await this.sql.query<{ i: number; hits: [string, number[]][] }>(ANALYZE_TEXTS_SQL, [
-      texts,
-      lexemes,
-    ]);
-    for (const row of rows) {
-      const hits = result[Number(row.i) - 1];
-      if (!hits) continue;
-      for (const [lexeme, positions] of row.hits) hits.set(lexeme, positions.map(Number));
-    }
+    const wanted = new Set(lexemes);
+    const prefixes = stemPrefixes(lexemes);
+    const mayStem = (word: string) => {
+      const folded = foldAccents(word);
+      return prefixes.some((prefix) => folded.startsWith(prefix));
+    };
+    const candidates = texts.map((text) => words(text).filter((w) => mayStem(w.word)));
+    const lexemesOf = await this.wordLexemes.lexemesOf(new Set(candidates.flatMap((list) => list.map((w) => w.word))));
+    candidates.forEach((list, i) => {
+      const hits = result[i]!;
+      for (const { word, position } of list) {
+        for (const lexeme of lexemesOf.get(word) ?? []) {
+          if (!wanted.has(lexeme)) continue;
+          const positions = hits.get(lexeme);
+          if (positions) positions.push(position);
+          else hits.set(lexeme, [position]);
+        }
+      }
+    });
     return result;
   }
 }

@@ -1,4 +1,4 @@
-import { BM25F } from './bm25.js';
+import { BM25F, HUB_PRIOR_WEIGHT } from './bm25.js';
 
 /**
  * The SQL of the local index (tables and triggers: migrations/004_search_index.sql). Core PostgreSQL only, so that it
@@ -121,6 +121,8 @@ export interface RankedRow extends Partial<Omit<DocumentRow, 'url'>> {
   url: string;
   bm25: number;
   proximity: number;
+  /** The hub-page prior (see hubPrior), a factor of score. */
+  prior: number;
   score: number;
   candidates: number;
 }
@@ -181,7 +183,7 @@ export function rankSql(input: RankSqlInput): { text: string; values: unknown[] 
 WITH q AS (
   SELECT * FROM unnest($1::text[], $2::float8[]) AS q(lexeme, weight)
 ), cand AS (
-  SELECT row_number() OVER () AS id, d.url, d.published_date,
+  SELECT row_number() OVER () AS id, d.url, d.published_date, d.link_list_share,
          CASE WHEN $3::float8 > 0 THEN 1 - ${bTitle} + ${bTitle} * d.title_len / $3::float8 ELSE 1 END AS tnorm,
          CASE WHEN $4::float8 > 0 THEN 1 - ${bBody} + ${bBody} * d.body_len / $4::float8 ELSE 1 END AS bnorm,
          ts_filter(setweight(d.title_tsv, 'A', $1::text[]), '{a}') AS tv,
@@ -202,12 +204,13 @@ WITH q AS (
   FROM tf JOIN q ON q.lexeme = tf.lexeme
   GROUP BY tf.id
 ), pool AS (
-  SELECT c.url, c.published_date, c.bnorm, c.tv, c.bv, s.bm25
+  SELECT c.url, c.published_date, c.link_list_share, c.bnorm, c.tv, c.bv, s.bm25
   FROM scored s JOIN cand c ON c.id = s.id
   ORDER BY s.bm25 DESC, c.url COLLATE "C"
   LIMIT $6::int
 ), ranked AS (
   SELECT p.url, p.bm25, coalesce(x.bonus, 0) AS proximity,
+         1 - ${HUB_PRIOR_WEIGHT} * least(1::float8, greatest(0::float8, p.link_list_share)) ^ 2 AS prior,
          CASE WHEN $7::float8 > 0 AND p.published_date IS NOT NULL
               THEN 1 + $7::float8 * power(2::float8, -least(60::float8, greatest(0::float8,
                      extract(epoch FROM ($9::timestamptz - p.published_date))::float8 / 86400 / $8::float8)))
@@ -237,7 +240,7 @@ WITH q AS (
     WHERE acc.acc > 0
   ) x ON true
 )
-SELECT r.url, r.bm25, r.proximity, (r.bm25 + r.proximity) * r.boost AS score,
+SELECT r.url, r.bm25, r.proximity, r.prior, (r.bm25 + r.proximity) * r.boost * r.prior AS score,
        (SELECT count(*) FROM cand)::int AS candidates${
          input.withRows
            ? `,
@@ -266,13 +269,7 @@ export const FETCH_DOCUMENTS_SQL = `
 SELECT url, domain, title, content, published_date, fetched_at, favicon, images, structured_data
 FROM documents WHERE url = ANY($1::text[])`;
 
-/**
- * For each text, the positions of the given lexemes in it (English stemming, as the index analyses documents):
- * `[[lexeme, [positions]], ...]`. Passages, snippets and answers score sentences from this.
- */
-export const ANALYZE_TEXTS_SQL = `
-SELECT t.i::int AS i,
-       coalesce((SELECT json_agg(json_build_array(u.lexeme, u.positions))
-                 FROM unnest(ts_filter(setweight(to_tsvector('english'::regconfig, search_text(t.s)), 'A', $2::text[]), '{a}')) u),
-                '[]'::json) AS hits
-FROM unnest($1::text[]) WITH ORDINALITY AS t(s, i)`;
+/** Each word's lexemes as the index analyses text (English stemming; none for a stop word). */
+export const WORD_LEXEMES_SQL = `
+SELECT t.w AS word, ARRAY(SELECT u.lexeme FROM unnest(to_tsvector('english'::regconfig, t.w)) u) AS lexemes
+FROM unnest($1::text[]) AS t(w)`;

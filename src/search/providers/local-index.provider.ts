@@ -95,7 +95,8 @@ export class LocalIndexProvider implements SearchProvider {
     );
     const reranked = chunked.map(({ candidate, passages }) => {
       const best = [...passages].sort((a, b) => b.score - a.score || a.start - b.start);
-      const passageShare = analysis.maxScore > 0 ? (best[0]?.score ?? 0) / analysis.maxScore : 0;
+      const passageShare =
+        analysis.maxScore > 0 ? ((best[0]?.score ?? 0) / analysis.maxScore) * candidate.ranked.prior : 0;
       const documentShare = ceiling > 0 ? candidate.ranked.score / ceiling : 0;
       const score = ADVANCED_DOCUMENT_SHARE * documentShare + (1 - ADVANCED_DOCUMENT_SHARE) * passageShare;
       return { candidate, score, content: joinChunks(best, request.chunksPerSource) };

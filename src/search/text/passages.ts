@@ -1,6 +1,7 @@
 import { lengthNorm, proximityAccumulators, proximityBonus, saturate } from '../index/bm25.js';
 import type { TextHits } from '../index/local-index.js';
 import type { Sentence } from './sentences.js';
+import { foldAccents, stemPrefixes } from './words.js';
 
 /** The longest snippet or chunk, in characters. */
 export const MAX_PASSAGE_CHARS = 500;
@@ -23,19 +24,20 @@ export interface Passage {
 }
 
 /**
- * A cheap test for "may contain a query term", so that only such sentences are sent to PostgreSQL for stemming: a
- * word starting with a lexeme's stem (Snowball stems are prefixes of their words, but for a final y → i).
+ * A cheap test for "may contain a query term", so that only such sentences are analysed: a word starting with a
+ * lexeme's stem (see stemPrefixes).
  */
 export function mayContainTerms(lexemes: readonly string[]): (text: string) => boolean {
-  const stems = [
-    ...new Set(
-      lexemes.map((lexeme) => (lexeme.length > 3 && lexeme.endsWith('i') ? lexeme.slice(0, -1) : lexeme).toLowerCase()),
-    ),
-  ].filter(Boolean);
+  const stems = stemPrefixes(lexemes);
   if (stems.length === 0) return () => false;
   const escaped = stems.map((stem) => stem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  const pattern = new RegExp(`(^|[^\\p{L}\\p{N}])(${escaped.join('|')})`, 'iu');
-  return (text) => pattern.test(text.normalize('NFKD').replace(/\p{M}+/gu, ''));
+  // When every stem starts with an ASCII letter or digit: ASCII word boundaries on folded, lower-cased text, a few
+  // times faster than a Unicode-aware pattern and only ever more permissive (a letter outside ASCII counts as a
+  // boundary). Other scripts need the Unicode classes.
+  const pattern = stems.every((stem) => /^\w/.test(stem))
+    ? new RegExp(`\\b(?:${escaped.join('|')})`)
+    : new RegExp(`(?:^|[^\\p{L}\\p{N}])(?:${escaped.join('|')})`, 'u');
+  return (text) => pattern.test(foldAccents(text).toLowerCase());
 }
 
 /** Cuts text to at most `max` characters at a word boundary, with an ellipsis when cut. */

@@ -5,6 +5,8 @@ import { autoParameters, quotedPhrases, timeWindow } from '../search-request.js'
 import { isCalendarDate } from '../dto/search-request.dto.js';
 import { markdownToText } from './markdown-text.js';
 import { MAX_PASSAGE_CHARS, type ScoredSentence, bestWindow, chunk, mayContainTerms, truncate } from './passages.js';
+import { linkListShare } from './link-list-share.js';
+import { stemPrefixes, words } from './words.js';
 import { proseSentences, splitSentences } from './sentences.js';
 
 describe('markdownToText', () => {
@@ -70,7 +72,8 @@ describe('splitSentences', () => {
   });
 
   test('splits sentences joined without a space, as the index does, but not identifiers', () => {
-    const text = 'Risk is high in developed countries.Behavioural factors matter (50-90%).However, java.lang.String and Math.Max(a) stay whole; e.g.Some and U.S.Army too.';
+    const text =
+      'Risk is high in developed countries.Behavioural factors matter (50-90%).However, java.lang.String and Math.Max(a) stay whole; e.g.Some and U.S.Army too.';
     expect(splitSentences(text).map((s) => s.text)).toEqual([
       'Risk is high in developed countries.',
       'Behavioural factors matter (50-90%).',
@@ -137,6 +140,9 @@ describe('passages', () => {
     expect(may('She studies rivers.')).toBe(true);
     expect(may('A study of lakes.')).toBe(true);
     expect(may('Nothing relevant.')).toBe(false);
+    const cyrillic = mayContainTerms(['реки', 'river']);
+    expect(cyrillic('Большие Реки Европы')).toBe(true);
+    expect(cyrillic('Озёра')).toBe(false);
   });
 });
 
@@ -230,5 +236,42 @@ describe('images and answers helpers', () => {
   test('near duplicates', () => {
     expect(nearDuplicate('The river is long and wide.', 'The river is long and wide!')).toBe(true);
     expect(nearDuplicate('The river is long.', 'The mountain is high.')).toBe(false);
+  });
+});
+
+describe('words', () => {
+  test('runs of letters and digits, lower-cased, positioned as to_tsvector counts words', () => {
+    expect(words('Rivers flow; the p53 gene at 3.5 mg, café.')).toEqual([
+      { word: 'rivers', position: 1 },
+      { word: 'flow', position: 2 },
+      { word: 'the', position: 3 },
+      { word: 'p53', position: 4 },
+      { word: 'gene', position: 5 },
+      { word: 'at', position: 6 },
+      { word: '3.5', position: 7 },
+      { word: 'mg', position: 8 },
+      { word: 'café', position: 9 },
+    ]);
+  });
+
+  test('stem prefixes allow the y → i stems and fold accents', () => {
+    expect(stemPrefixes(['studi', 'naïv', 'river'])).toEqual(['stud', 'naiv', 'river']);
+  });
+});
+
+describe('link and list share', () => {
+  test('prose is 0, an index of links or short entries near 1, mixed pages in between', () => {
+    expect(
+      linkListShare('The web server serves static files.\n\nIt reads them from [one directory](https://x.test/d).'),
+    ).toBeLessThan(0.3);
+    expect(
+      linkListShare(Array.from({ length: 20 }, (_, i) => `-   [Entry ${i}](https://x.test/${i})`).join('\n\n')),
+    ).toBe(1);
+    expect(linkListShare(Array.from({ length: 20 }, (_, i) => `-   \\--option-${i}`).join('\n'))).toBe(1);
+    const mixed = `${'A paragraph of prose that explains the options below in some detail. '.repeat(3)}\n\n- one\n- two\n- three`;
+    expect(linkListShare(mixed)).toBeGreaterThan(0);
+    expect(linkListShare(mixed)).toBeLessThan(0.2);
+    expect(linkListShare('')).toBe(0);
+    expect(linkListShare('![a chart](https://x.test/c.png)')).toBe(0);
   });
 });
