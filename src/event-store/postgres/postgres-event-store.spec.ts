@@ -23,6 +23,14 @@ describeEventStoreContract('PostgreSQL table store', async () => {
   };
 });
 
+/** What event_store_append does before its first write, for a transaction that writes its events by hand. */
+const markAsEventWriter = (client: { query(sql: string): Promise<unknown> }) =>
+  client.query(
+    `SELECT pg_advisory_xact_lock_shared(74013, hashtext(current_schema())),
+            pg_advisory_xact_lock_shared(74014, ((pg_current_xact_id()::text::bigint % 4294967296) - 2147483648)::int),
+            set_config('event_store.appending', current_schema(), true)`,
+  );
+
 describe('PostgreSQL store under concurrent appends', () => {
   let database: TestDatabase;
   let store: PostgresEventStore;
@@ -37,13 +45,6 @@ describe('PostgreSQL store under concurrent appends', () => {
   });
 
   const newEvent = (type: string) => ({ id: randomUUID(), type, data: {} });
-  /** What event_store_append does before its first write, for a transaction that writes its events by hand. */
-  const markAsEventWriter = (client: { query(sql: string): Promise<unknown> }) =>
-    client.query(
-      `SELECT pg_advisory_xact_lock_shared(74013, hashtext(current_schema())),
-              pg_advisory_xact_lock_shared(74014, ((pg_current_xact_id()::text::bigint % 4294967296) - 2147483648)::int),
-              set_config('event_store.appending', current_schema(), true)`,
-    );
   const insertSlowEvent = (client: { query(sql: string, values: unknown[]): Promise<unknown> }) =>
     client.query(
       `INSERT INTO events (stream_id, stream_revision, event_id, event_type, data) VALUES ('slow', 0, $1, 'Slow', '{}')`,
@@ -256,12 +257,49 @@ describe('PostgreSQL store: re-appends and conflicts (one statement, event_store
     expect(streamRows.rows).toEqual([]);
   });
 
-  test('the append is planned for each call: no session plan keeps a scan chosen while the table was small', async () => {
-    const { rows } = await database.db.query<{ config: string[] | null }>(
-      "SELECT proconfig AS config FROM pg_proc WHERE proname = 'event_store_insert' AND pronamespace = $1::regnamespace",
-      [database.schema],
-    );
-    expect(rows.map((r) => r.config)).toEqual([['plan_cache_mode=force_custom_plan']]);
+  test('a plan the append cached while the table was small reads the indexes once the table is large', async () => {
+    const fresh = await createTestDatabase(['store']);
+    const session = await fresh.db.pool.connect();
+    try {
+      const append = (stream: string, ids: string[]) =>
+        session.query(
+          `SELECT * FROM event_store_append($1, 'any', NULL, $2::uuid[], $3::text[], $4::jsonb, $5::jsonb)`,
+          [stream, ids, ids.map(() => 'E'), JSON.stringify(ids.map(() => ({}))), JSON.stringify(ids.map(() => ({})))],
+        );
+      // On an empty table: enough calls for PostgreSQL to cache this session's plans of event_store_insert.
+      const first = randomUUID();
+      await append('early', [first]);
+      for (let i = 0; i < 10; i++) await append('early', [randomUUID()]);
+      // The table grows without an ANALYZE (PGlite never runs one; autovacuum may not have yet).
+      await session.query('BEGIN');
+      await markAsEventWriter(session);
+      await session.query(
+        `INSERT INTO events (stream_id, stream_revision, event_id, event_type, data)
+         SELECT 'bulk-' || g, 0, gen_random_uuid(), 'Bulk', '{}' FROM generate_series(1, 30000) g`,
+      );
+      await session.query('COMMIT');
+      // The same session appends again (a new event, and a re-append of the first): no sequential scan of events.
+      // (The backend's scan counters also hold its earlier transactions' until they are flushed: compare before/after.)
+      const sequentialScans = async () =>
+        Number(
+          (
+            await session.query<{ seq_scan: string }>(
+              "SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relid = 'events'::regclass",
+            )
+          ).rows[0]?.seq_scan ?? 0,
+        );
+      for (const ids of [[randomUUID()], [first]]) {
+        await session.query('BEGIN');
+        const before = await sequentialScans();
+        await append('early', ids);
+        const after = await sequentialScans();
+        await session.query('ROLLBACK');
+        expect(after - before).toBe(0);
+      }
+    } finally {
+      session.release();
+      await fresh.drop();
+    }
   });
 
   test('every event of one append has the same transaction, positions in batch order', async () => {
