@@ -10,17 +10,13 @@ import { isRecord } from '../search/upstream/json-shape.js';
 import { type TimeRange, countryCode, inWindow, rangeStart } from '../search/upstream/upstream-text.js';
 import { VerticalRequestDto } from './dto/vertical-request.dto.js';
 import { type DocumentFilter, type Interval, type LocalDocument, LocalDocuments } from './local/local-documents.js';
-import {
-  amazonOf,
-  imagesOf,
-  jobsOf,
-  newsOf,
-  patentsOf,
-  placesOf,
-  productsOf,
-  realEstateOf,
-  scholarOf,
-} from './local/local-verticals.js';
+import { imagesOf } from './local/images-records.js';
+import { jobsOf } from './local/jobs-records.js';
+import { newsOf } from './local/news-records.js';
+import { patentsOf } from './local/patents-records.js';
+import { placesOf, realEstateOf } from './local/places-records.js';
+import { scholarOf } from './local/scholar-records.js';
+import { amazonOf, productsOf } from './local/shopping-records.js';
 import { mentionsAny, mergeResults, queryTerms, urlKey } from './merge.js';
 import { braveImageResults, braveNewsResults, braveWebResults } from './upstream/brave-verticals.js';
 import { searxngImages, searxngNews, searxngPlaces, searxngScholar, searxngWeb } from './upstream/searxng-verticals.js';

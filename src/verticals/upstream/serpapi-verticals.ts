@@ -9,7 +9,9 @@ import {
   strings,
 } from '../../search/upstream/json-shape.js';
 import { canonicalUrl, isoDay, parseUpstreamDate, plainText } from '../../search/upstream/upstream-text.js';
-import { asinOf, doiOf, employmentTypeOf } from '../local/local-verticals.js';
+import { employmentTypeOf } from '../local/jobs-records.js';
+import { doiOf } from '../local/scholar-records.js';
+import { asinOf } from '../local/shopping-records.js';
 import { currencyOf, priceOf } from '../local/schema-org.js';
 import type {
   AmazonResult,
