@@ -20,20 +20,13 @@ import { amazonOf, productsOf } from './local/shopping-records.js';
 import { mentionsAny, mergeResults, queryTerms, urlKey } from './merge.js';
 import { braveImageResults, braveNewsResults, braveWebResults } from './upstream/brave-verticals.js';
 import { searxngImages, searxngNews, searxngPlaces, searxngScholar, searxngWeb } from './upstream/searxng-verticals.js';
-import {
-  serpAmazon,
-  serpFinance,
-  serpImages,
-  serpJobs,
-  serpNews,
-  serpPatents,
-  serpPlaces,
-  serpProducts,
-  serpScholar,
-  serpTrends,
-  serpWeb,
-  serpYoutubeVideos,
-} from './upstream/serpapi-verticals.js';
+import { serpImages } from './upstream/serpapi/serpapi-images.js';
+import { serpJobs, serpNews, serpScholar } from './upstream/serpapi/serpapi-news-jobs-scholar.js';
+import { serpFinance, serpPatents, serpTrends } from './upstream/serpapi/serpapi-patents-trends-finance.js';
+import { serpPlaces } from './upstream/serpapi/serpapi-places.js';
+import { serpAmazon, serpProducts } from './upstream/serpapi/serpapi-shopping.js';
+import { serpWeb } from './upstream/serpapi/serpapi-web.js';
+import { serpYoutubeVideos } from './upstream/serpapi/serpapi-youtube.js';
 import type { TrendPoint, TrendsResult, VerticalResults, WebResult } from './vertical-results.js';
 import { VERTICALS, type VerticalName, isVertical } from './verticals.js';
 import { videoIdOf, youtubeTranscript } from './youtube/youtube-transcripts.js';
