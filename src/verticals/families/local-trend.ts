@@ -1,5 +1,4 @@
-import type { TimeRange } from '../../search/upstream/upstream-text.js';
-import { rangeStart } from '../../search/upstream/upstream-text.js';
+import { type TimeRange, rangeStart } from '../../search/upstream/upstream-text.js';
 import type { Interval, LocalDocuments } from '../local/local-documents.js';
 import type { VerticalRequest } from '../vertical-request.js';
 import type { TrendPoint, TrendsResult } from '../vertical-results.js';
