@@ -28,6 +28,9 @@ export function urlKey(url: string | null | undefined): string | null {
     .toLowerCase();
 }
 
+/** The merge key of most verticals: the record's URL. */
+export const byUrl = (item: { url: string | null }) => urlKey(item.url);
+
 function isEmpty(value: unknown): boolean {
   return value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0);
 }

@@ -3,21 +3,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderFixture } from '../../../test/support/upstream-servers.js';
 import { extractHtml } from '../../extract/html/html-page.js';
+import { imagesOf } from './images-records.js';
+import { jobsOf } from './jobs-records.js';
 import type { LocalDocument } from './local-documents.js';
-import {
-  amazonOf,
-  asinOf,
-  doiOf,
-  imagesOf,
-  jobsOf,
-  newsOf,
-  patentsOf,
-  placesOf,
-  productsOf,
-  realEstateOf,
-  scholarOf,
-} from './local-verticals.js';
+import { newsOf } from './news-records.js';
+import { patentsOf } from './patents-records.js';
+import { placesOf, realEstateOf } from './places-records.js';
+import { doiOf, scholarOf } from './scholar-records.js';
 import { availabilityOf, currencyOf, priceOf, typedItems } from './schema-org.js';
+import { amazonOf, asinOf, productsOf } from './shopping-records.js';
 
 const PAGES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../test/fixtures/verticals/pages');
 const NOW = new Date();

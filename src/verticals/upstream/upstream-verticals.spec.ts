@@ -4,22 +4,13 @@ import { parseSearxngResponse } from '../../search/upstream/searxng.js';
 import { type SerpEngine, parseSerpAnswer } from '../../search/upstream/serpapi.js';
 import { braveImageResults, braveNewsResults, braveWebResults } from './brave-verticals.js';
 import { searxngImages, searxngNews, searxngPlaces, searxngScholar, searxngWeb } from './searxng-verticals.js';
-import {
-  salaryFromText,
-  serpAmazon,
-  serpCurrency,
-  serpFinance,
-  serpImages,
-  serpJobs,
-  serpNews,
-  serpPatents,
-  serpPlaces,
-  serpProducts,
-  serpScholar,
-  serpTrends,
-  serpWeb,
-  serpYoutubeVideos,
-} from './serpapi-verticals.js';
+import { serpImages } from './serpapi/serpapi-images.js';
+import { salaryFromText, serpJobs, serpNews, serpScholar } from './serpapi/serpapi-news-jobs-scholar.js';
+import { serpFinance, serpPatents, serpTrends } from './serpapi/serpapi-patents-trends-finance.js';
+import { serpPlaces } from './serpapi/serpapi-places.js';
+import { serpAmazon, serpCurrency, serpProducts } from './serpapi/serpapi-shopping.js';
+import { serpWeb } from './serpapi/serpapi-web.js';
+import { serpYoutubeVideos } from './serpapi/serpapi-youtube.js';
 
 const NOW = new Date('2024-11-26T12:00:00Z');
 const DAY = 86_400_000;
