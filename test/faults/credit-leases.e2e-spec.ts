@@ -141,7 +141,11 @@ describe('credit and rate-limit leases across two processes', () => {
       expect(allowance - (refused.body.credits_used as number)).toBeLessThan(2);
     }
     // The counter holds exactly what the ledger holds.
-    expect(await counter(orgId)).toBe(total);
+    await eventually(
+      'the counter holds the ledger',
+      () => counter(orgId),
+      (v) => v === total,
+    );
   }, 120_000);
 
   test('the rate limit across two nodes: never more than the limit in the window', async () => {
@@ -200,7 +204,11 @@ describe('credit and rate-limit leases across two processes', () => {
     expect(served).toBeGreaterThan(0);
     const after = Object.keys(await redis.hGetAll(leasesKey));
     for (const lease of before) expect(after).not.toContain(lease);
-    expect(await counter(orgId)).toBe(total);
+    await eventually(
+      'the counter holds the ledger',
+      () => counter(orgId),
+      (v) => v === total,
+    );
   }, 60_000);
 
   test('a node SIGKILLed while holding leases: its unused credits come back within the lease timeout', async () => {
@@ -225,7 +233,11 @@ describe('credit and rate-limit leases across two processes', () => {
       250,
     );
     expect(Date.now() - killedAt).toBeLessThan(DEAD_NODE_SETTLED_MS);
-    expect(await counter(orgId)).toBe(spent);
+    await eventually(
+      'the counter holds the ledger',
+      () => counter(orgId),
+      (v) => v === spent,
+    );
     // The survivor can now spend the whole rest of the allowance, to the credit.
     let answer: Answer;
     let served = 0;
@@ -235,6 +247,10 @@ describe('credit and rate-limit leases across two processes', () => {
     } while (answer.status === 200 && served < allowance);
     expect(answer.status).toBe(402);
     expect(await charged(orgId)).toBe(allowance);
-    expect(await counter(orgId)).toBe(allowance);
+    await eventually(
+      'the counter holds the ledger',
+      () => counter(orgId),
+      (v) => v === allowance,
+    );
   }, 90_000);
 });

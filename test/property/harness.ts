@@ -501,7 +501,19 @@ export class StoreWatch {
       'SELECT event_type, stream_id, data FROM events WHERE global_position > $1 ORDER BY global_position',
       [mark.position],
     );
-    const quotaAfter = await this.quota();
+    // Live charges move their organization's counter once settled, which follows the answer by a few milliseconds:
+    // wait (at most a second) for the counters to show them, then report whatever they show.
+    const charged: Record<string, number> = {};
+    for (const r of result.rows)
+      if (r.event_type === 'CreditsCharged' && r.data.key_environment === 'live')
+        charged[String(r.data.org_id)] = (charged[String(r.data.org_id)] ?? 0) + Number(r.data.credits);
+    let quotaAfter = await this.quota();
+    const settled = () =>
+      Object.entries(charged).every(([org, credits]) => quotaAfter[org] === (mark.quota[org] ?? 0) + credits);
+    for (const deadline = Date.now() + 1_000; !settled() && Date.now() < deadline;) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      quotaAfter = await this.quota();
+    }
     return {
       events: result.rows.map((r) => ({ type: r.event_type, stream: r.stream_id, data: r.data })),
       quota: Object.fromEntries(Object.entries(quotaAfter).map(([org, v]) => [org, v - (mark.quota[org] ?? 0)])),
