@@ -365,8 +365,13 @@ describe('POST /search/{vertical} from the local index', () => {
         ['youtube_transcript', { query: 'https://www.youtube.com/watch?v=nOcApTi0n03' }, 404, /no transcript/],
         ['youtube_transcript', { query: 'zzzzzzzzzzz' }, 404, /No YouTube video has the id/],
         ['finance', { query: 'GOOGL:NASDAQ' }, 501, /finance vertical is not available.*SERPAPI_API_KEY/],
-        ['bing', { query: 'sea wall' }, 501, /bing vertical is not available/],
-        ['duckduckgo', { query: 'sea wall' }, 501, /duckduckgo vertical is not available/],
+        ['bing', { query: 'sea wall' }, 501, /bing vertical is not available.*\(SEARXNG_URL or SERPAPI_API_KEY\)/],
+        [
+          'duckduckgo',
+          { query: 'sea wall' },
+          501,
+          /duckduckgo vertical is not available.*\(SEARXNG_URL or SERPAPI_API_KEY\)/,
+        ],
         ['brave', { query: 'sea wall' }, 501, /BRAVE_API_KEY/],
       ];
       for (const [vertical, body, status, message] of cases) {
