@@ -124,6 +124,13 @@ export class EnvironmentVariables {
   @Max(65535)
   EMBEDDED_PG_PORT?: number;
 
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(3600000)
+  EMBEDDED_VACUUM_INTERVAL_MS?: number;
+
   @Transform(toBool)
   @IsOptional()
   @IsBoolean()
@@ -281,6 +288,8 @@ export interface AppConfig {
   readonly magicLinkTtlSeconds: number;
   readonly sessionTtlSeconds: number;
   readonly embeddedPgPort: number;
+  /** Embedded mode: how often tables past autovacuum's thresholds are vacuumed and analyzed (0: never). */
+  readonly embeddedVacuumIntervalMs: number;
   readonly demoSeed: boolean;
   readonly projectionWaitTimeoutMs: number;
   readonly readyMaxProjectionLagMs: number;
@@ -362,6 +371,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     magicLinkTtlSeconds: vars.MAGIC_LINK_TTL_SECONDS ?? 900,
     sessionTtlSeconds: vars.SESSION_TTL_SECONDS ?? 30 * 86400,
     embeddedPgPort: vars.EMBEDDED_PG_PORT ?? 0,
+    embeddedVacuumIntervalMs: vars.EMBEDDED_VACUUM_INTERVAL_MS ?? 30000,
     demoSeed: vars.DEMO_SEED ?? !vars.DATABASE_URL,
     projectionWaitTimeoutMs: vars.PROJECTION_WAIT_TIMEOUT_MS ?? 10000,
     readyMaxProjectionLagMs: vars.READY_MAX_PROJECTION_LAG_MS ?? 30000,

@@ -2,9 +2,11 @@ import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/comm
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Database } from './database.js';
 import { EmbeddedPostgres } from './embedded-postgres.js';
+import { EmbeddedVacuum } from './embedded-vacuum.js';
 import { migrate } from './migrator.js';
 
 const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
+const EMBEDDED_VACUUM = Symbol('EMBEDDED_VACUUM');
 
 @Global()
 @Module({
@@ -37,6 +39,16 @@ const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
         });
       },
     },
+    {
+      provide: EMBEDDED_VACUUM,
+      inject: [APP_CONFIG, EMBEDDED_POSTGRES, Database],
+      useFactory: (config: AppConfig, embedded: EmbeddedPostgres | null, db: Database) => {
+        if (!embedded) return null;
+        const vacuum = new EmbeddedVacuum(db, config.embeddedVacuumIntervalMs);
+        vacuum.start();
+        return vacuum;
+      },
+    },
   ],
   exports: [Database],
 })
@@ -44,9 +56,11 @@ export class DatabaseModule implements OnApplicationShutdown {
   constructor(
     private readonly db: Database,
     @Inject(EMBEDDED_POSTGRES) private readonly embedded: EmbeddedPostgres | null,
+    @Inject(EMBEDDED_VACUUM) private readonly vacuum: EmbeddedVacuum | null,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    await this.vacuum?.stop();
     await this.db.close().catch(() => {});
     await this.embedded?.stop();
   }
