@@ -54,7 +54,7 @@ export async function applyBatch(
     const opened = (await client.query(
       `BEGIN; SET LOCAL search_path TO ${quoteIdent(schema)}; SET LOCAL synchronous_commit TO off; ${checkpointQuery(checkpointName, true)}`,
     )) as unknown as pg.QueryResult[];
-    const checkpoint = checkpointOf(opened[3]!.rows);
+    const checkpoint = checkpointOf(opened.at(-1)!.rows); // the last statement's rows: the checkpoint
     const position = await applyEvents(client, projectors, checkpoint, events);
     const moved = position !== checkpoint && position !== START;
     const store = moved ? `${storeCheckpointStatement(checkpointName, position)}; ` : '';
