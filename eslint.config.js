@@ -48,6 +48,8 @@ export default defineConfig(
     'bench/results/',
     'data/',
     'test-artifacts/',
+    // Written by tools/openapi-metadata.mjs from the DTOs (not committed).
+    'src/metadata.ts',
     // Pages and scripts of fixture sites are test data served to the crawler, not project code.
     '**/fixtures/',
     '**/__fixtures__/',

@@ -1,0 +1,55 @@
+// Writes src/metadata.ts (not committed): what @nestjs/swagger's CLI plugin reads from the DTO classes (their
+// TypeScript types, JSDoc comments and class-validator decorators) and the controllers' return types.
+// The plugin's own metadata generator is used rather than the TypeScript transformer, because jest compiles with
+// SWC, which cannot run a TypeScript plugin: generated once, the same metadata serves `npm run build`,
+// `npx nest build` and jest alike. Skipped when the file is newer than every DTO and controller.
+import { readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ReadonlyVisitor } from '@nestjs/swagger/plugin';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+// The plugin writes import paths relative to the source root, so the file lives there.
+const outputDir = path.join(root, 'src');
+const output = path.join(outputDir, 'metadata.ts');
+const SOURCES = /\.(dto|controller)\.ts$/;
+
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(file));
+    else if (SOURCES.test(entry.name)) newest = Math.max(newest, statSync(file).mtimeMs);
+  }
+  return newest;
+}
+
+const outputTime = (() => {
+  try {
+    return statSync(output).mtimeMs;
+  } catch {
+    return 0;
+  }
+})();
+if (process.argv.includes('--force') || outputTime <= newestSource(path.join(root, 'src'))) {
+  process.chdir(root);
+  const require = createRequire(import.meta.url);
+  const { PluginMetadataGenerator } = require('@nestjs/cli/lib/compiler/plugins/plugin-metadata-generator');
+  new PluginMetadataGenerator().generate({
+    visitors: [
+      new ReadonlyVisitor({
+        pathToSource: path.join(root, 'src'),
+        classValidatorShim: true,
+        introspectComments: true,
+        dtoFileNameSuffix: ['.dto.ts'],
+        esmCompatible: true,
+      }),
+    ],
+    outputDir,
+    filename: 'metadata.ts',
+    tsconfigPath: 'tsconfig.build.json',
+    printDiagnostics: false,
+  });
+  console.log(`openapi metadata: wrote ${path.relative(root, output)}`);
+}
