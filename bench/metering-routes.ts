@@ -29,7 +29,7 @@ function work(body: BenchSearchDto): WorkOutcome {
 class MeteringBenchController {
   @Post('metered')
   @HttpCode(200)
-  @Metered(SEARCH)
+  @Metered(SEARCH, { schema: { type: 'object' }, models: [] })
   async metered(@Body() body: BenchSearchDto): Promise<WorkOutcome> {
     return work(body);
   }

@@ -1,8 +1,21 @@
 import { Injectable, Module } from '@nestjs/common';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import { HttpAdapterHost } from '@nestjs/core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
+import type { Type } from '@nestjs/common';
+import { AddMemberDto, CreateOrganizationDto } from '../src/organizations/dto/create-organization.dto.js';
+import { RequestMagicLinkDto, VerifyMagicLinkDto } from '../src/auth/dto/magic-link.dto.js';
+import { CrawlRequestDto } from '../src/crawl/dto/crawl-request.dto.js';
+import { MapRequestDto } from '../src/crawl/dto/map-request.dto.js';
+import { ExtractRequestDto } from '../src/extract/dto/extract-request.dto.js';
+import { createValidationPipe } from '../src/http/validation.pipe.js';
+import { CreateKeyDto, RenameKeyDto } from '../src/keys/dto/key.dto.js';
+import { mcpTools } from '../src/mcp/mcp-tools.js';
+import { CreateProjectDto } from '../src/projects/dto/create-project.dto.js';
+import { SearchRequestDto } from '../src/search/dto/search-request.dto.js';
+import { FixtureSite } from './support/fixture-site.js';
 import { changePlan, meteredOrganization } from './support/metering-fixture.js';
 import { SmtpSink } from './support/smtp-sink.js';
 import { type Json, type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
@@ -25,18 +38,70 @@ class RouteRecorderModule {}
 /** A Fastify route URL as an OpenAPI path: `:name` → `{name}`, a trailing `*` → `{path}`. */
 const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}').replace(/\/\*$/, '/{path}');
 
-type Doc = { paths: Record<string, Record<string, unknown>>; components: Record<string, unknown> };
+type Doc = {
+  paths: Record<string, Record<string, unknown>>;
+  components: { schemas: Record<string, Record<string, unknown>> } & Record<string, unknown>;
+};
+
+/** Request bodies: the DTO that validates each, its schema's name, and a body both accept. */
+const BODIES: [Type, string, Record<string, unknown>][] = [
+  [SearchRequestDto, 'SearchRequest', { query: 'q' }],
+  [ExtractRequestDto, 'ExtractRequest', { urls: ['https://example.com/'] }],
+  [MapRequestDto, 'MapRequest', { url: 'https://example.com/' }],
+  [CrawlRequestDto, 'CrawlRequest', { url: 'https://example.com/' }],
+  [RequestMagicLinkDto, 'RequestMagicLink', { email: 'a@example.com' }],
+  [VerifyMagicLinkDto, 'VerifyMagicLink', { token: 't' }],
+  [CreateOrganizationDto, 'CreateOrganization', { name: 'n' }],
+  [AddMemberDto, 'AddMember', { email: 'a@example.com', role: 'member' }],
+  [CreateProjectDto, 'CreateProject', { name: 'n' }],
+  [CreateKeyDto, 'CreateApiKey', { name: 'n' }],
+  [RenameKeyDto, 'RenameApiKey', { name: 'n' }],
+];
+
+type Schema = Record<string, unknown>;
+
+/** Bodies that differ from a valid one in one field, at each edge its schema states (enums, limits, lengths). */
+function variants(base: Record<string, unknown>, properties: Record<string, Schema>): Record<string, unknown>[] {
+  const bodies: Record<string, unknown>[] = [];
+  for (const [field, schema] of Object.entries(properties)) {
+    bodies.push({ ...base, [field]: { not: 'a valid value' } });
+    for (const variant of [schema, ...((schema.anyOf as Schema[] | undefined) ?? [])]) {
+      for (const value of (variant.enum as unknown[] | undefined) ?? []) bodies.push({ ...base, [field]: value });
+      if (Array.isArray(variant.enum)) bodies.push({ ...base, [field]: 'zzz-not-a-value' });
+      for (const bound of ['maximum', 'minimum'] as const) {
+        const edge = variant[bound];
+        if (typeof edge !== 'number') continue;
+        const past = bound === 'maximum' ? edge + 1 : edge - 1;
+        bodies.push({ ...base, [field]: edge }, { ...base, [field]: past }, { ...base, [field]: edge + 0.5 });
+      }
+      if (typeof variant.maxLength === 'number') {
+        bodies.push({ ...base, [field]: 'a'.repeat(variant.maxLength) });
+        bodies.push({ ...base, [field]: 'a'.repeat(variant.maxLength + 1) });
+      }
+    }
+  }
+  for (const field of Object.keys(base)) {
+    const { [field]: _missing, ...without } = base;
+    bodies.push(without);
+  }
+  return bodies;
+}
 
 /** GET /openapi.json and GET /docs, against the running server: the document covers every route and is right. */
 describe('the OpenAPI document and the docs page', () => {
   let smtp: SmtpSink;
+  let site: FixtureSite;
   let app: TestApp;
   let doc: Doc;
   let ajv: Ajv2020;
 
   beforeAll(async () => {
     smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url }, modules: [RouteRecorderModule] });
+    site = await new FixtureSite().start();
+    app = await startTestApp({
+      env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1' },
+      modules: [RouteRecorderModule],
+    });
     const response = await call(app.url, 'GET', '/openapi.json');
     expect(response.status).toBe(200);
     doc = response.body;
@@ -47,6 +112,7 @@ describe('the OpenAPI document and the docs page', () => {
   afterAll(async () => {
     await app?.close();
     await smtp?.stop();
+    await site?.stop();
     if (app) await dropSchema(app.schema);
   });
 
@@ -116,6 +182,21 @@ describe('the OpenAPI document and the docs page', () => {
       'SearchResponse',
       await call(app.url, 'POST', '/search', { token: key, body: { query: 'x', include_usage: true } }),
     );
+    const extracted = await call(app.url, 'POST', '/extract', {
+      token: key,
+      body: { urls: [site.url('/articles/harbour-news.html'), site.url('/missing.html')], include_favicon: true },
+    });
+    expect([extracted.body.results.length, extracted.body.failed_results.length]).toEqual([1, 1]);
+    valid('ExtractResponse', extracted);
+    const mapped = await call(app.url, 'POST', '/map', { token: key, body: { url: site.url('/docs-site/') } });
+    expect(mapped.body.results.length).toBeGreaterThan(1);
+    valid('MapResponse', mapped);
+    const crawled = await call(app.url, 'POST', '/crawl', {
+      token: key,
+      body: { url: site.url('/docs-site/'), limit: 3, include_usage: true },
+    });
+    expect(crawled.body.results.length).toBeGreaterThan(0);
+    valid('CrawlResponse', crawled);
     valid('KeyUsage', await call(app.url, 'GET', '/usage', { token: key }));
     valid('OrgUsage', await call(app.url, 'GET', `/orgs/${org.orgId}/usage`, session));
     valid('LedgerPage', await call(app.url, 'GET', `/orgs/${org.orgId}/ledger`, session));
@@ -125,6 +206,64 @@ describe('the OpenAPI document and the docs page', () => {
     valid('Error', await call(app.url, 'POST', '/search', { token: key, body: { query: 'x', max_results: 99 } }));
     await changePlan(app, org.orgId, { allowance: 1 });
     valid('QuotaError', await call(app.url, 'POST', '/search', { token: key, body: { query: 'x' } }));
+  });
+
+  test.each(BODIES)(
+    '%p: a body its DTO rejects, the %s schema rejects too; a valid one both accept',
+    async (dto, name, base) => {
+      const pipe = createValidationPipe();
+      const schema = doc.components.schemas[name]!;
+      const validate = ajv.getSchema(`openapi.json#/components/schemas/${name}`)!;
+      const dtoAccepts = (body: Record<string, unknown>) =>
+        pipe.transform(structuredClone(body), { type: 'body', metatype: dto }).then(
+          () => true,
+          () => false,
+        );
+      expect({ base: await dtoAccepts(base), schema: validate(base) }).toEqual({ base: true, schema: true });
+      const bodies = variants(base, schema.properties as Record<string, Schema>);
+      let rejected = 0;
+      for (const body of bodies) {
+        if (await dtoAccepts(body)) continue;
+        rejected += 1;
+        expect({ body, schemaAccepts: validate(body) }).toEqual({ body, schemaAccepts: false });
+      }
+      expect(rejected).toBeGreaterThan(0);
+    },
+  );
+
+  test('the DTO limits are in the schemas (a field declared once, documented from it)', () => {
+    const search = doc.components.schemas.SearchRequest as { properties: Record<string, Schema>; required: string[] };
+    expect(search.required).toEqual(['query']);
+    expect(search.properties.max_results).toMatchObject({ type: 'integer', minimum: 0, maximum: 20 });
+    expect(search.properties.search_depth!.enum).toEqual(['basic', 'advanced', 'fast', 'ultra-fast']);
+    expect(search.properties.query).toMatchObject({ maxLength: 400, description: expect.stringContaining('verbatim') });
+    const fields = (name: string) => Object.keys((doc.components.schemas[name]!.properties ?? {}) as object);
+    // What the official clients read (shared/spec/compat-reference.md): all documented.
+    expect(fields('SearchResponse')).toEqual(
+      expect.arrayContaining(['query', 'answer', 'images', 'results', 'response_time', 'request_id', 'usage']),
+    );
+    expect(fields('SearchResult')).toEqual(
+      expect.arrayContaining(['title', 'url', 'content', 'score', 'raw_content', 'favicon', 'images']),
+    );
+    expect(fields('ExtractResponse')).toEqual(expect.arrayContaining(['results', 'failed_results', 'request_id']));
+    expect(fields('ExtractResult')).toEqual(expect.arrayContaining(['url', 'raw_content', 'images', 'title']));
+    expect(fields('MapResponse')).toEqual(expect.arrayContaining(['base_url', 'results', 'response_time']));
+    expect(fields('CrawlResult')).toEqual(expect.arrayContaining(['url', 'raw_content', 'images', 'favicon']));
+    expect(fields('KeyUsage')).toEqual(['key', 'account']);
+    expect(fields('Error')).toEqual(['error', 'detail']);
+  });
+
+  test('the MCP tools are the documented request and response schemas, standing alone', () => {
+    const tools = mcpTools(doc as unknown as OpenAPIObject);
+    expect(tools.map((tool) => tool.name)).toEqual(['search', 'extract']);
+    for (const tool of tools) {
+      expect(JSON.stringify(tool.inputSchema)).not.toContain('$ref');
+      expect(() => ajv.compile(tool.inputSchema)).not.toThrow();
+      expect(() => ajv.compile(tool.outputSchema!)).not.toThrow();
+    }
+    expect((tools[0]!.inputSchema.properties as Record<string, Schema>).query!.description).toEqual(
+      (doc.components.schemas.SearchRequest!.properties as Record<string, Schema>).query!.description,
+    );
   });
 
   test('GET /docs: Swagger UI over /openapi.json, served from node_modules', async () => {

@@ -13,6 +13,7 @@ import { createValidationPipe } from '../http/validation.pipe.js';
 import { PinoNestLogger, createLogger } from '../observability/logger.js';
 import { Metrics } from '../observability/metrics.js';
 import { installRequestObservability } from '../observability/request-hooks.js';
+import { OpenApiDocumentService } from '../openapi/openapi-document.service.js';
 import { AppModule } from './app.module.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -54,6 +55,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   installRequestObservability(fastify, logger, app.get(Metrics, { strict: false }));
   installJsonBodyGuard(fastify);
   await app.init();
+  app.get(OpenApiDocumentService).attach(app);
   return app;
 }
 

@@ -1,7 +1,19 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res, UnauthorizedException, UseGuards } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorResponseDto, RateLimitErrorResponseDto } from '../http/dto/error-response.dto.js';
+import { ApiSessionAuth } from '../openapi/api-route.decorators.js';
+import { headerRefs } from '../openapi/openapi-components.js';
 import { errorBody } from '../http/error-body.js';
 import { RequestMagicLinkDto, VerifyMagicLinkDto } from './dto/magic-link.dto.js';
+import { CurrentSessionDto, MagicLinkRequestedDto, SessionDto } from './dto/session-response.dto.js';
 import { MagicLinkService } from './magic-link.service.js';
 import { CurrentSession, SessionGuard } from './session.guard.js';
 import { SessionService, type SessionUser } from './session.service.js';
@@ -15,6 +27,7 @@ const REDEEM_FAILURES = {
 } as const;
 
 @Controller('auth')
+@ApiTags('Sign-in')
 export class AuthController {
   constructor(
     private readonly magicLinks: MagicLinkService,
@@ -22,17 +35,30 @@ export class AuthController {
     private readonly limiter: SignInLimiter,
   ) {}
 
+  /** Ask for a sign-in link by e-mail (always 202: whether the address can sign in is not revealed) */
   @Post('magic-link')
   @HttpCode(202)
-  async requestLink(@Body() body: RequestMagicLinkDto, @Req() request: FastifyRequest) {
+  @ApiAcceptedResponse({ type: MagicLinkRequestedDto })
+  @ApiTooManyRequestsResponse({
+    description: 'Too many sign-in requests for the address or IP.',
+    type: RateLimitErrorResponseDto,
+    headers: headerRefs('Retry-After'),
+  })
+  async requestLink(@Body() body: RequestMagicLinkDto, @Req() request: FastifyRequest): Promise<MagicLinkRequestedDto> {
     await this.limiter.consume(normalizeEmail(body.email), request.ip);
     await this.magicLinks.request(body.email);
     return { message: 'If the address can sign in, a sign-in link is on its way.' };
   }
 
+  /** Redeem a sign-in link (single use, within 15 minutes) for a session token */
   @Post('magic-link/verify')
   @HttpCode(200)
-  async verify(@Body() body: VerifyMagicLinkDto) {
+  @ApiOkResponse({ type: SessionDto })
+  @ApiUnauthorizedResponse({
+    description: 'The link is invalid, expired or used (`reason` says which).',
+    type: ErrorResponseDto,
+  })
+  async verify(@Body() body: VerifyMagicLinkDto): Promise<SessionDto> {
     const result = await this.magicLinks.redeem(body.token);
     if (!result.ok)
       throw new UnauthorizedException(errorBody(REDEEM_FAILURES[result.reason], { reason: result.reason }));
@@ -44,14 +70,20 @@ export class AuthController {
     };
   }
 
+  /** The signed-in user */
   @Get('session')
   @UseGuards(SessionGuard)
-  current(@CurrentSession() session: SessionUser) {
+  @ApiSessionAuth()
+  @ApiOkResponse({ type: CurrentSessionDto })
+  current(@CurrentSession() session: SessionUser): CurrentSessionDto {
     return { user: { id: session.userId, email: session.email } };
   }
 
+  /** End the session */
   @Post('sign-out')
   @UseGuards(SessionGuard)
+  @ApiSessionAuth()
+  @ApiNoContentResponse({ description: 'Signed out.' })
   async signOut(@CurrentSession() session: SessionUser, @Res({ passthrough: true }) reply: FastifyReply) {
     await this.sessions.revoke(session.sessionId);
     void reply.status(204);

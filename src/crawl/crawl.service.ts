@@ -11,6 +11,7 @@ import { AddressPolicy } from '../fetch/address-policy.js';
 import { FETCHER, type Fetcher, ROBOTS_POLICY, type RobotsPolicy } from '../fetch/fetcher.port.js';
 import { HostScheduler } from '../fetch/host-scheduler.js';
 import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import type { CrawlResponseDto } from './dto/crawl-response.dto.js';
 import { cutShort, resolveRequest, responseTime } from './crawl-request.js';
 import { DocumentIndexWriter } from './document-index.writer.js';
 import type { CrawlRequestDto } from './dto/crawl-request.dto.js';
@@ -51,7 +52,7 @@ export class CrawlService {
     this.concurrency = Math.max(MIN_CONCURRENCY, (pool?.threads ?? 0) * CONCURRENCY_PER_THREAD);
   }
 
-  async crawl(body: CrawlRequestDto): Promise<WorkOutcome> {
+  async crawl(body: CrawlRequestDto): Promise<WorkOutcome<CrawlResponseDto>> {
     const startedAt = Date.now();
     const request = resolveRequest(body, this.addresses, startedAt);
     const depth = body.extract_depth ?? 'basic';

@@ -3,6 +3,7 @@ import { AddressPolicy } from '../fetch/address-policy.js';
 import { FETCHER, type Fetcher, ROBOTS_POLICY, type RobotsPolicy } from '../fetch/fetcher.port.js';
 import { HostScheduler } from '../fetch/host-scheduler.js';
 import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import type { MapResponseDto } from './dto/crawl-response.dto.js';
 import { cutShort, resolveRequest, responseTime } from './crawl-request.js';
 import type { MapRequestDto } from './dto/map-request.dto.js';
 import { Frontier } from './frontier.js';
@@ -26,7 +27,7 @@ export class MapService {
     this.frontier = new Frontier(fetcher, robots, scheduler);
   }
 
-  async map(body: MapRequestDto): Promise<WorkOutcome> {
+  async map(body: MapRequestDto): Promise<WorkOutcome<MapResponseDto>> {
     const startedAt = Date.now();
     const request = resolveRequest(body, this.addresses, startedAt);
     const outcome = await this.frontier.run(request.plan('map'), linkVisitor(this.fetcher));

@@ -4,6 +4,7 @@ import { AddressPolicy } from '../fetch/address-policy.js';
 import { errorBody } from '../http/error-body.js';
 import { MAX_EXTRACT_URLS } from '../metering/metered-operation.js';
 import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import type { ExtractResponseDto, ExtractResultDto } from './dto/extract-response.dto.js';
 import {
   CONTENT_EXTRACTOR,
   type ContentExtractor,
@@ -17,14 +18,6 @@ import type { ExtractRequestDto } from './dto/extract-request.dto.js';
 export const EXTRACT_CONCURRENCY = 5;
 /** Per-URL total time when the request gives no `timeout`. */
 export const DEFAULT_TIMEOUT_SECONDS = 30;
-
-interface ResultItem {
-  url: string;
-  title: string | null;
-  raw_content: string;
-  images: readonly string[];
-  favicon?: string | null;
-}
 
 /**
  * POST /extract: the named URLs (de-duplicated) extracted five at a time, each within the request's timeout;
@@ -43,7 +36,7 @@ export class ExtractService {
     this.policy = new AddressPolicy(config.fetchAllowHosts);
   }
 
-  async extract(request: ExtractRequestDto): Promise<WorkOutcome> {
+  async extract(request: ExtractRequestDto): Promise<WorkOutcome<ExtractResponseDto>> {
     const started = performance.now();
     const urls = [...new Set(request.urls.map((url) => url.trim()))];
     if (request.urls.length > MAX_EXTRACT_URLS) throw badRequest(`Max ${MAX_EXTRACT_URLS} URLs are allowed.`);
@@ -61,7 +54,7 @@ export class ExtractService {
       timeoutMs: Math.round((request.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000),
     };
     const outcomes = await mapWithConcurrency(urls, EXTRACT_CONCURRENCY, (url) => this.extractOne(url, options));
-    const results: ResultItem[] = [];
+    const results: ExtractResultDto[] = [];
     const failed: { url: string; error: string }[] = [];
     urls.forEach((url, i) => {
       const outcome = outcomes[i]!;
@@ -87,12 +80,12 @@ export class ExtractService {
   }
 }
 
-function toResult(url: string, page: ExtractedPage, options: ExtractOptions): ResultItem {
-  const item: ResultItem = {
+function toResult(url: string, page: ExtractedPage, options: ExtractOptions): ExtractResultDto {
+  const item: ExtractResultDto = {
     url,
     title: page.title,
     raw_content: page.rawContent,
-    images: options.includeImages ? page.images : [],
+    images: options.includeImages ? [...page.images] : [],
   };
   if (options.includeFavicon) item.favicon = page.favicon;
   return item;

@@ -11,14 +11,18 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
+import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ReadYourWrites } from '../../projections/read-your-writes.js';
 import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
 import type { SessionUser } from '../auth/session.service.js';
+import { ErrorResponseDto } from '../http/dto/error-response.dto.js';
 import { errorBody } from '../http/error-body.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
 import { OrgAccessService } from '../organizations/org-access.service.js';
 import { CreateKeyCommand } from './commands/create-key.command.js';
 import { RenameKeyCommand } from './commands/rename-key.command.js';
 import { RevokeKeyCommand } from './commands/revoke-key.command.js';
+import { ApiKeyDto, ApiKeyListDto, CreatedApiKeyDto } from './dto/key-response.dto.js';
 import { CreateKeyDto, RenameKeyDto } from './dto/key.dto.js';
 import { KEY_SCOPES } from './events/key.events.js';
 import { KeyCacheInvalidation } from './key-cache-invalidation.js';
@@ -30,6 +34,9 @@ import { KeyViews } from './key.views.js';
  */
 @Controller('orgs/:org_id/api-keys')
 @UseGuards(SessionGuard)
+@ApiSessionAuth()
+@ApiOrgScoped()
+@ApiTags('API keys')
 export class ApiKeysController {
   constructor(
     private readonly commands: CommandBus,
@@ -39,9 +46,15 @@ export class ApiKeysController {
     private readonly invalidation: KeyCacheInvalidation,
   ) {}
 
+  /** Create an API key (owners and admins): the plaintext key is in this response only */
   @Post()
   @HttpCode(201)
-  async create(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string, @Body() body: CreateKeyDto) {
+  @ApiCreatedResponse({ type: CreatedApiKeyDto })
+  async create(
+    @CurrentSession() session: SessionUser,
+    @Param('org_id') orgId: string,
+    @Body() body: CreateKeyDto,
+  ): Promise<CreatedApiKeyDto> {
     await this.access.requireMember(session.userId, orgId, ['owner', 'admin']);
     const projectId = body.project_id ?? (await this.views.firstProject(orgId));
     if (!projectId)
@@ -59,16 +72,24 @@ export class ApiKeysController {
     );
     await this.readYourWrites.waitFor(created.position);
     const view = await this.views.get(orgId, created.keyId);
+    // Read-your-writes above makes the new key visible; without it there is nothing true to answer.
+    if (!view) throw new Error(`key ${created.keyId} is not in the read model after its creation`);
     return { ...view, key: created.plaintext };
   }
 
+  /** API keys (prefixes only) */
   @Get()
-  async list(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string) {
+  @ApiOkResponse({ type: ApiKeyListDto })
+  async list(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string): Promise<ApiKeyListDto> {
     await this.access.requireMember(session.userId, orgId);
     return { keys: await this.views.list(orgId) };
   }
 
+  /** Rename an API key (owners and admins) */
   @Patch(':key_id')
+  @ApiParam({ name: 'key_id', format: 'uuid' })
+  @ApiOkResponse({ type: ApiKeyDto })
+  @ApiConflictResponse({ description: 'A revoked key cannot be renamed.', type: ErrorResponseDto })
   async rename(
     @CurrentSession() session: SessionUser,
     @Param('org_id') orgId: string,
@@ -83,8 +104,15 @@ export class ApiKeysController {
     return this.views.get(orgId, keyId);
   }
 
+  /** Revoke an API key (owners and admins): refused on every node once this answers */
   @Delete(':key_id')
-  async revoke(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string, @Param('key_id') keyId: string) {
+  @ApiParam({ name: 'key_id', format: 'uuid' })
+  @ApiOkResponse({ type: ApiKeyDto })
+  async revoke(
+    @CurrentSession() session: SessionUser,
+    @Param('org_id') orgId: string,
+    @Param('key_id') keyId: string,
+  ): Promise<ApiKeyDto | undefined> {
     await this.access.requireMember(session.userId, orgId, ['owner', 'admin']);
     const { position, keyHash } = await this.commands.execute(
       new RevokeKeyCommand(orgId, keyId, { type: 'user', id: session.userId }),

@@ -1,21 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Queryable } from '../database/database.js';
 import { Database } from '../database/database.js';
+import type { ApiKeyDto } from './dto/key-response.dto.js';
 
-/** A key as listings show it: never the plaintext, never the hash. */
-export interface KeyView {
-  id: string;
-  name: string;
-  prefix: string;
-  environment: string;
-  project_id: string;
-  scopes: string[];
-  depth_limit: string | null;
-  status: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
 
 interface KeyRow {
   key_id: string;
@@ -34,7 +21,7 @@ interface KeyRow {
 const COLUMNS =
   'key_id, name, prefix, environment, project_id, scopes, depth_limit, status, created_at, last_used_at, revoked_at';
 
-const toView = (r: KeyRow): KeyView => ({
+const toView = (r: KeyRow): ApiKeyDto => ({
   id: r.key_id,
   name: r.name,
   prefix: r.prefix,
@@ -52,7 +39,7 @@ const toView = (r: KeyRow): KeyView => ({
 export class KeyViews {
   constructor(private readonly db: Database) {}
 
-  async list(orgId: string, db: Queryable = this.db): Promise<KeyView[]> {
+  async list(orgId: string, db: Queryable = this.db): Promise<ApiKeyDto[]> {
     const result = await db.query<KeyRow>(
       `SELECT ${COLUMNS} FROM api_keys WHERE org_id = $1 ORDER BY created_at, key_id`,
       [orgId],
@@ -60,7 +47,7 @@ export class KeyViews {
     return result.rows.map(toView);
   }
 
-  async get(orgId: string, keyId: string): Promise<KeyView | undefined> {
+  async get(orgId: string, keyId: string): Promise<ApiKeyDto | undefined> {
     const result = await this.db.query<KeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE org_id = $1 AND key_id = $2`, [
       orgId,
       keyId,

@@ -2,6 +2,7 @@ import { Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { ExtractService } from '../extract/extract.service.js';
+import { OpenApiModule } from '../openapi/openapi.module.js';
 import { SearchModule } from '../search/search.module.js';
 import { installMcpErrorBodies } from './mcp-error-bodies.js';
 import { McpToolCalls } from './mcp-tool-calls.js';
@@ -14,7 +15,7 @@ import { McpService } from './mcp.service.js';
  * exports only the extractor).
  */
 @Module({
-  imports: [SearchModule],
+  imports: [SearchModule, OpenApiModule],
   controllers: [McpController],
   providers: [McpService, McpToolCalls, ExtractService],
 })

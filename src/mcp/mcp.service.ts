@@ -6,6 +6,7 @@ import {
   type JSONRPCMessage,
   ListToolsRequestSchema,
   isJSONRPCRequest,
+  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { KeyLookupService } from '../keys/key-lookup.service.js';
@@ -21,7 +22,8 @@ import {
   requestIdOf,
 } from './json-rpc.js';
 import { type McpCallContext, McpToolCalls } from './mcp-tool-calls.js';
-import { TOOLS } from './mcp-tools.js';
+import { OpenApiDocumentService } from '../openapi/openapi-document.service.js';
+import { mcpTools } from './mcp-tools.js';
 
 /** Told to the agent at initialize. */
 const INSTRUCTIONS =
@@ -44,9 +46,12 @@ const UNAUTHORIZED_CODE = -32001;
 export class McpService {
   private readonly logger = new Logger('Mcp');
 
+  private tools: Promise<Tool[]> | null = null;
+
   constructor(
     private readonly keys: KeyLookupService,
     private readonly toolCalls: McpToolCalls,
+    private readonly documents: OpenApiDocumentService,
   ) {}
 
   async handlePost(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -138,7 +143,10 @@ export class McpService {
       { name: 'search-ledger-api', title: 'Search Ledger API', version: OPENAPI_VERSION },
       { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
     );
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...TOOLS] }));
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      this.tools ??= this.documents.get().then(mcpTools);
+      return { tools: await this.tools };
+    });
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
       this.toolCalls.call(request.params.name, request.params.arguments, context, extra.requestId),
     );

@@ -9,8 +9,10 @@ import {
   createParamDecorator,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import type { ApiResponseOptions } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Observable, from, lastValueFrom } from 'rxjs';
+import { ApiMeteredResponses, type ResponseBody } from '../openapi/api-route.decorators.js';
 import type { MeteredOperationSpec } from './metered-operation.js';
 import { type Caller, MeteringPipeline, type WorkOutcome } from './metering-pipeline.js';
 import { takeApiKey } from './take-api-key.js';
@@ -22,9 +24,18 @@ type MeteredRequest = FastifyRequest & { caller?: Caller };
 /**
  * Puts a REST route behind the metering pipeline. The handler returns a WorkOutcome (its response body and the
  * counts that price it); the pipeline turns it into the response, with usage headers and the charge recorded.
+ * `response` is the class of that body (or a schema over classes): the route's OpenAPI answers are the pipeline's.
  */
-export function Metered(spec: SpecOf): MethodDecorator & ClassDecorator {
-  return applyDecorators(SetMetadata(METERED_OPERATION, spec), UseInterceptors(MeteredInterceptor));
+export function Metered(
+  spec: SpecOf,
+  response: ResponseBody,
+  otherAnswers: ApiResponseOptions[] = [],
+): MethodDecorator {
+  return applyDecorators(
+    SetMetadata(METERED_OPERATION, spec),
+    UseInterceptors(MeteredInterceptor),
+    ApiMeteredResponses(response, otherAnswers),
+  );
 }
 
 /** The authenticated caller of a metered route (its key, organization and plan). */

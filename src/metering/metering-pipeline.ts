@@ -53,8 +53,12 @@ export interface Caller {
   readonly plan: OrgPlan;
 }
 
-export interface WorkOutcome {
-  readonly body: Record<string, unknown>;
+/**
+ * What a metered route's work returns: its response body, typed by the route's response class less what the
+ * pipeline adds (`request_id`, and `usage` on request), and the counts that price it.
+ */
+export interface WorkOutcome<Response extends object = Record<string, unknown>> {
+  readonly body: Omit<Response, 'request_id' | 'usage'>;
   readonly counts: UsageCounts;
 }
 

@@ -1,5 +1,16 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
+import {
+  ApiHeader,
+  ApiOkResponse,
+  ApiSecurity,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorResponseDto, RateLimitErrorResponseDto } from '../http/dto/error-response.dto.js';
+import { SECURITY, USAGE_HEADERS, headerRefs } from '../openapi/openapi-components.js';
+import { KeyUsageDto } from './dto/key-usage.dto.js';
 import { Database } from '../database/database.js';
 import { isUuid } from '../organizations/org-access.service.js';
 import { billingMonth } from './counter-keys.js';
@@ -13,14 +24,31 @@ const OPERATIONS = ['search', 'extract', 'crawl', 'map'] as const;
  * Free of charge, rate limited like every data-plane call. `X-Project-ID` narrows the account figures to a project.
  */
 @Controller('usage')
+@ApiTags('Data plane')
 export class UsageController {
   constructor(
     private readonly pipeline: MeteringPipeline,
     private readonly db: Database,
   ) {}
 
+  /** This key's and its organization's credits this month (free, rate limited) */
   @Get()
-  async usage(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  @ApiSecurity(SECURITY.apiKeyBearer)
+  @ApiSecurity(SECURITY.apiKeyHeader)
+  @ApiHeader({
+    name: 'X-Project-ID',
+    required: false,
+    description: 'Narrows the account figures to a project.',
+    schema: { type: 'string', format: 'uuid' },
+  })
+  @ApiOkResponse({ type: KeyUsageDto, headers: headerRefs(...USAGE_HEADERS) })
+  @ApiUnauthorizedResponse({ description: 'Missing, malformed, unknown or revoked API key.', type: ErrorResponseDto })
+  @ApiTooManyRequestsResponse({
+    description: 'Over the per-minute rate limit of the key.',
+    type: RateLimitErrorResponseDto,
+    headers: headerRefs(...USAGE_HEADERS, 'Retry-After'),
+  })
+  async usage(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<KeyUsageDto> {
     const { caller, headers } = await this.pipeline.authenticateAndLimit(takeApiKey(request).apiKey);
     const month = billingMonth(new Date());
     const orgId = caller.key.orgId;

@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Controller, Get, Header, Inject, NotFoundException, Param, Res } from '@nestjs/common';
+import { Controller, Get, Header, NotFoundException, Param, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { ApiNotFoundResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ErrorResponseDto } from '../http/dto/error-response.dto.js';
 import { errorBody } from '../http/error-body.js';
-import { OPENAPI_VERSION } from './openapi-version.js';
-import { dashboardPathOf, openApiDocument } from './openapi-document.js';
+import { OpenApiDocumentService } from './openapi-document.service.js';
 
 /** The files of the Swagger UI page, served from the swagger-ui-dist package (no CDN, nothing fetched at run time). */
 const ASSETS: Record<string, string> = {
@@ -44,35 +44,38 @@ const INIT = `window.ui = SwaggerUIBundle({
 
 /** GET /openapi.json (the OpenAPI 3.1 document of every route) and GET /docs (Swagger UI over it). No auth. */
 @Controller()
+@ApiTags('Documentation')
 export class OpenApiController {
-  private readonly document: string;
+  private document: string | null = null;
   private readonly assetDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   private readonly assets = new Map<string, Buffer>();
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.document = JSON.stringify(
-      openApiDocument({
-        version: OPENAPI_VERSION,
-        serverUrl: config.publicBaseUrl,
-        dashboardPath: dashboardPathOf(config.dashboardUrl),
-      }),
-    );
-  }
+  constructor(private readonly documents: OpenApiDocumentService) {}
 
+  /** This document (OpenAPI 3.1) */
   @Get('openapi.json')
+  @ApiOkResponse({ description: 'OpenAPI 3.1.', schema: { type: 'object' } })
   @Header('content-type', 'application/json; charset=utf-8')
   @Header('cache-control', 'no-cache')
-  openapi(): string {
+  async openapi(): Promise<string> {
+    this.document ??= JSON.stringify(await this.documents.get());
     return this.document;
   }
 
+  /** This document, browsable (Swagger UI) */
   @Get('docs')
+  @ApiProduces('text/html')
+  @ApiOkResponse({ description: 'An HTML page.', schema: { type: 'string' } })
   @Header('content-type', 'text/html; charset=utf-8')
   docs(): string {
     return PAGE;
   }
 
+  /** A static file of the Swagger UI page */
   @Get('docs/:asset')
+  @ApiProduces('text/css', 'text/javascript', 'image/png')
+  @ApiOkResponse({ description: 'The file.' })
+  @ApiNotFoundResponse({ description: 'No such file.', type: ErrorResponseDto })
   async asset(@Param('asset') name: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<Buffer | string> {
     if (name === 'init.js') {
       void reply.header('content-type', 'text/javascript; charset=utf-8');

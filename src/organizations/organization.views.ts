@@ -1,15 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
+import type { OrganizationDto } from './dto/organization-response.dto.js';
 
-export interface OrganizationView {
-  id: string;
-  name: string;
-  plan: string;
-  monthly_credit_allowance: number;
-  rate_limit_per_minute: { live: number; test: number };
-  role: string;
-  created_at: string;
-}
 
 interface OrganizationRow {
   org_id: string;
@@ -22,7 +14,7 @@ interface OrganizationRow {
   created_at: Date;
 }
 
-const toView = (r: OrganizationRow): OrganizationView => ({
+const toView = (r: OrganizationRow): OrganizationDto => ({
   id: r.org_id,
   name: r.name,
   plan: r.plan,
@@ -37,7 +29,7 @@ const toView = (r: OrganizationRow): OrganizationView => ({
 export class OrganizationViews {
   constructor(private readonly db: Database) {}
 
-  async listFor(userId: string): Promise<OrganizationView[]> {
+  async listFor(userId: string): Promise<OrganizationDto[]> {
     const result = await this.db.query<OrganizationRow>(
       `SELECT o.*, m.role FROM organizations o JOIN org_members m ON m.org_id = o.org_id
        WHERE m.user_id = $1 ORDER BY o.created_at, o.org_id`,
@@ -46,7 +38,7 @@ export class OrganizationViews {
     return result.rows.map(toView);
   }
 
-  async getFor(userId: string, orgId: string): Promise<OrganizationView | undefined> {
+  async getFor(userId: string, orgId: string): Promise<OrganizationDto | undefined> {
     const result = await this.db.query<OrganizationRow>(
       `SELECT o.*, m.role FROM organizations o JOIN org_members m ON m.org_id = o.org_id
        WHERE m.user_id = $1 AND o.org_id = $2`,

@@ -1,19 +1,30 @@
 import { Body, Controller, Get, HttpCode, NotFoundException, Param, Post, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
+import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ReadYourWrites } from '../../projections/read-your-writes.js';
 import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
 import type { SessionUser } from '../auth/session.service.js';
+import { ErrorResponseDto } from '../http/dto/error-response.dto.js';
 import { errorBody } from '../http/error-body.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
 import { RegisterUserCommand } from '../users/commands/register-user.command.js';
 import { AddMemberCommand } from './commands/add-member.command.js';
 import { CreateOrganizationCommand } from './commands/create-organization.command.js';
 import { AddMemberDto, CreateOrganizationDto } from './dto/create-organization.dto.js';
+import {
+  AddedMemberDto,
+  MemberListDto,
+  OrganizationDto,
+  OrganizationListDto,
+} from './dto/organization-response.dto.js';
 import { OrgAccessService } from './org-access.service.js';
 import { OrganizationViews } from './organization.views.js';
 import { planLimits } from './plans.js';
 
 @Controller('orgs')
 @UseGuards(SessionGuard)
+@ApiSessionAuth()
+@ApiTags('Organizations')
 export class OrganizationsController {
   constructor(
     private readonly commands: CommandBus,
@@ -22,9 +33,14 @@ export class OrganizationsController {
     private readonly readYourWrites: ReadYourWrites,
   ) {}
 
+  /** Create an organization (the caller becomes its owner; free plan) */
   @Post()
   @HttpCode(201)
-  async create(@CurrentSession() session: SessionUser, @Body() body: CreateOrganizationDto) {
+  @ApiCreatedResponse({ type: OrganizationDto })
+  async create(
+    @CurrentSession() session: SessionUser,
+    @Body() body: CreateOrganizationDto,
+  ): Promise<OrganizationDto | undefined> {
     const plan = body.plan ?? 'free';
     const { orgId, position } = await this.commands.execute(
       new CreateOrganizationCommand(
@@ -42,28 +58,44 @@ export class OrganizationsController {
     return this.views.getFor(session.userId, orgId);
   }
 
+  /** The caller's organizations */
   @Get()
-  async list(@CurrentSession() session: SessionUser) {
+  @ApiOkResponse({ type: OrganizationListDto })
+  async list(@CurrentSession() session: SessionUser): Promise<OrganizationListDto> {
     return { organizations: await this.views.listFor(session.userId) };
   }
 
+  /** An organization */
   @Get(':org_id')
-  async get(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string) {
+  @ApiOrgScoped()
+  @ApiOkResponse({ type: OrganizationDto })
+  async get(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string): Promise<OrganizationDto> {
     await this.access.requireMember(session.userId, orgId);
     const view = await this.views.getFor(session.userId, orgId);
     if (!view) throw new NotFoundException(errorBody('organization not found'));
     return view;
   }
 
+  /** Members */
   @Get(':org_id/members')
-  async members(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string) {
+  @ApiOrgScoped()
+  @ApiOkResponse({ type: MemberListDto })
+  async members(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string): Promise<MemberListDto> {
     await this.access.requireMember(session.userId, orgId);
     return { members: await this.views.members(orgId) };
   }
 
+  /** Add a member (owners and admins), or change a member's role */
   @Post(':org_id/members')
   @HttpCode(201)
-  async addMember(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string, @Body() body: AddMemberDto) {
+  @ApiOrgScoped()
+  @ApiCreatedResponse({ type: AddedMemberDto })
+  @ApiConflictResponse({ description: "The owner's role cannot be changed.", type: ErrorResponseDto })
+  async addMember(
+    @CurrentSession() session: SessionUser,
+    @Param('org_id') orgId: string,
+    @Body() body: AddMemberDto,
+  ): Promise<AddedMemberDto> {
     await this.access.requireMember(session.userId, orgId, ['owner', 'admin']);
     const actor = { type: 'user', id: session.userId } as const;
     const user = await this.commands.execute(new RegisterUserCommand(body.email, actor));

@@ -1,12 +1,15 @@
 import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
+import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ReadYourWrites } from '../../projections/read-your-writes.js';
 import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
 import type { SessionUser } from '../auth/session.service.js';
 import { Database } from '../database/database.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
 import { OrgAccessService } from '../organizations/org-access.service.js';
 import { CreateProjectCommand } from './commands/create-project.command.js';
 import { CreateProjectDto } from './dto/create-project.dto.js';
+import { ProjectDto, ProjectListDto } from './dto/project-response.dto.js';
 
 interface ProjectRow {
   project_id: string;
@@ -14,7 +17,7 @@ interface ProjectRow {
   name: string;
   created_at: Date;
 }
-const toView = (r: ProjectRow) => ({
+const toView = (r: ProjectRow): ProjectDto => ({
   id: r.project_id,
   org_id: r.org_id,
   name: r.name,
@@ -23,6 +26,9 @@ const toView = (r: ProjectRow) => ({
 
 @Controller('orgs/:org_id/projects')
 @UseGuards(SessionGuard)
+@ApiSessionAuth()
+@ApiOrgScoped()
+@ApiTags('Projects')
 export class ProjectsController {
   constructor(
     private readonly commands: CommandBus,
@@ -31,9 +37,15 @@ export class ProjectsController {
     private readonly readYourWrites: ReadYourWrites,
   ) {}
 
+  /** Create a project (owners and admins) */
   @Post()
   @HttpCode(201)
-  async create(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string, @Body() body: CreateProjectDto) {
+  @ApiCreatedResponse({ type: ProjectDto })
+  async create(
+    @CurrentSession() session: SessionUser,
+    @Param('org_id') orgId: string,
+    @Body() body: CreateProjectDto,
+  ): Promise<ProjectDto> {
     await this.access.requireMember(session.userId, orgId, ['owner', 'admin']);
     const { projectId, position } = await this.commands.execute(
       new CreateProjectCommand(orgId, body.name, { type: 'user', id: session.userId }),
@@ -43,8 +55,10 @@ export class ProjectsController {
     return toView(result.rows[0]!);
   }
 
+  /** Projects */
   @Get()
-  async list(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string) {
+  @ApiOkResponse({ type: ProjectListDto })
+  async list(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string): Promise<ProjectListDto> {
     await this.access.requireMember(session.userId, orgId);
     const result = await this.db.query<ProjectRow>(
       'SELECT * FROM projects WHERE org_id = $1 ORDER BY created_at, project_id',

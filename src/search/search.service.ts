@@ -1,5 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import type { DescribedImageDto, SearchResponseDto, SearchResultDto } from './dto/search-response.dto.js';
+
+type SearchImage = string | DescribedImageDto;
 import { AnswerService } from './answer/answer.service.js';
 import { COUNTRY_BOOST, isFromCountry } from './country.js';
 import type { SearchRequestDto } from './dto/search-request.dto.js';
@@ -28,7 +31,7 @@ export class SearchService {
     private readonly answers: AnswerService,
   ) {}
 
-  async search(body: SearchRequestDto): Promise<WorkOutcome> {
+  async search(body: SearchRequestDto): Promise<WorkOutcome<SearchResponseDto>> {
     const startedAt = performance.now();
     const { provider, response } = resolveSearch(body);
     const hits = await this.hits(provider);
@@ -83,7 +86,7 @@ function imageOf(image: HitImage, withDescription: boolean): string | { url: str
   return withDescription ? { url: image.url, description: image.description ?? '' } : image.url;
 }
 
-function resultOf(hit: SearchHit, request: ProviderSearchRequest, options: ResponseOptions): Record<string, unknown> {
+function resultOf(hit: SearchHit, request: ProviderSearchRequest, options: ResponseOptions): SearchResultDto {
   const raw =
     hit.rawContent === null ? null : options.rawContent === 'text' ? markdownToText(hit.rawContent) : hit.rawContent;
   return {
@@ -98,9 +101,9 @@ function resultOf(hit: SearchHit, request: ProviderSearchRequest, options: Respo
   };
 }
 
-function topImages(hits: readonly SearchHit[], withDescriptions: boolean): unknown[] {
+function topImages(hits: readonly SearchHit[], withDescriptions: boolean): SearchImage[] {
   const seen = new Set<string>();
-  const images: unknown[] = [];
+  const images: SearchImage[] = [];
   for (const hit of hits) {
     for (const image of hit.images) {
       if (seen.has(image.url)) continue;

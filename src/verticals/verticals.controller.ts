@@ -5,6 +5,7 @@ import { Metered } from '../metering/metered.decorator.js';
 import type { WorkOutcome } from '../metering/metering-pipeline.js';
 import { isVertical } from './verticals.js';
 import { VerticalsService } from './verticals.service.js';
+import { ApiTags } from '@nestjs/swagger';
 
 /**
  * The metered operation of a vertical: its price from the table (products and images 2 credits, the others 1). An
@@ -18,12 +19,17 @@ export function verticalOperation(name: string): MeteredOperationSpec {
 
 /** POST /search/{vertical}, behind the metering pipeline (scope `verticals`). */
 @Controller()
+@ApiTags('Data plane')
 export class VerticalsController {
   constructor(private readonly verticals: VerticalsService) {}
 
+  /** Search one vertical: structured results of one source, normalized to one schema per vertical */
   @Post('search/:vertical')
   @HttpCode(200)
-  @Metered((request: FastifyRequest) => verticalOperation((request.params as { vertical?: string }).vertical ?? ''))
+  @Metered((request: FastifyRequest) => verticalOperation((request.params as { vertical?: string }).vertical ?? ''), {
+    schema: { type: 'object' },
+    models: [],
+  })
   search(@Param('vertical') name: string, @Body() body: unknown): Promise<WorkOutcome> {
     return this.verticals.search(name, body);
   }

@@ -1,6 +1,8 @@
 import { Transform } from 'class-transformer';
 import { IsEmail, IsString, Length, MaxLength } from 'class-validator';
+import { ApiSchema } from '@nestjs/swagger';
 
+@ApiSchema({ name: 'RequestMagicLink' })
 export class RequestMagicLinkDto {
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
@@ -9,6 +11,7 @@ export class RequestMagicLinkDto {
   email!: string;
 }
 
+@ApiSchema({ name: 'VerifyMagicLink' })
 export class VerifyMagicLinkDto {
   @IsString()
   @Length(1, 200)

@@ -1,37 +1,93 @@
+import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { IsUrlPatterns } from './url-patterns.constraint.js';
 
 export const DEFAULTS = { maxDepth: 1, maxBreadth: 20, limit: 50, timeoutSeconds: 150 } as const;
 
+const PATTERNS: ApiPropertyOptions = { type: [String], maxItems: 50, nullable: true };
+
 /**
  * POST /map (compat-reference.md §3). Unknown fields, and the ones clients send that map has no use for
- * (`include_images`, `categories`, `query`, `include_usage` which the metering pipeline reads), are accepted and
- * ignored. `limit` above MAX_PAGES_PER_CALL is served as MAX_PAGES_PER_CALL.
+ * (`include_images`, `categories`, `query`), are accepted and ignored. `limit` above MAX_PAGES_PER_CALL is served as
+ * MAX_PAGES_PER_CALL.
  */
+@ApiSchema({ name: 'MapRequest' })
 export class MapRequestDto {
+  /** Where to start: a URL, or a bare domain (https:// is assumed). */
+  @ApiProperty({ minLength: 1 })
   // Checked bottom-up: the first failing check is the one reported.
   @MaxLength(2048)
   @IsNotEmpty({ message: 'url is required: no starting url provided' })
   @IsString({ message: 'url is required: no starting url provided' })
   url!: string;
 
+  /**
+   * What to look for, in natural language: pages are ranked by relevance to it and the least relevant dropped. Map
+   * then costs 2 credits per 10 pages; crawl returns each page's chunks_per_source most relevant passages.
+   */
   @IsOptional() @IsString() @MaxLength(2000) instructions?: string | null;
 
-  @IsOptional() @IsInt() @Min(1) @Max(5) max_depth?: number | null;
+  /** How many links away from the start page to go, 1 to 5. Default 1. */
+  @ApiPropertyOptional({ type: 'integer', nullable: true, default: DEFAULTS.maxDepth })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(5)
+  max_depth?: number | null;
 
-  @IsOptional() @IsInt() @Min(1) @Max(500) max_breadth?: number | null;
+  /** Links followed per page, 1 to 500. Default 20. */
+  @ApiPropertyOptional({ type: 'integer', nullable: true, default: DEFAULTS.maxBreadth })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  max_breadth?: number | null;
 
-  @IsOptional() @IsInt() @Min(1) limit?: number | null;
+  /** Most pages returned. Default 50; above the per-call maximum it is served as that maximum. */
+  @ApiPropertyOptional({ type: 'integer', nullable: true, default: DEFAULTS.limit })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  limit?: number | null;
 
-  @IsOptional() @IsUrlPatterns() select_paths?: string[] | null;
+  /** Only pages whose path matches one of these regular expressions (RE2, at most 200 characters), e.g. /docs/.* */
+  @ApiPropertyOptional(PATTERNS)
+  @IsOptional()
+  @IsUrlPatterns()
+  select_paths?: string[] | null;
 
-  @IsOptional() @IsUrlPatterns() select_domains?: string[] | null;
+  /** Only pages whose host matches one of these regular expressions, e.g. ^docs\.example\.com$ */
+  @ApiPropertyOptional(PATTERNS)
+  @IsOptional()
+  @IsUrlPatterns()
+  select_domains?: string[] | null;
 
-  @IsOptional() @IsUrlPatterns() exclude_paths?: string[] | null;
+  /** Leave out pages whose path matches one of these regular expressions. */
+  @ApiPropertyOptional(PATTERNS)
+  @IsOptional()
+  @IsUrlPatterns()
+  exclude_paths?: string[] | null;
 
-  @IsOptional() @IsUrlPatterns() exclude_domains?: string[] | null;
+  /** Leave out pages whose host matches one of these regular expressions. */
+  @ApiPropertyOptional(PATTERNS)
+  @IsOptional()
+  @IsUrlPatterns()
+  exclude_domains?: string[] | null;
 
-  @IsOptional() @IsBoolean() allow_external?: boolean | null;
+  /** Whether links to other sites may be in the results. Default true. */
+  @ApiPropertyOptional({ type: Boolean, nullable: true, default: true })
+  @IsOptional()
+  @IsBoolean()
+  allow_external?: boolean | null;
 
-  @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(10) @Max(150) timeout?: number | null;
+  /** Seconds for the whole call, 10 to 150 (default 150): what was found by then is returned. */
+  @ApiPropertyOptional({ type: Number, nullable: true, default: DEFAULTS.timeoutSeconds })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(10)
+  @Max(150)
+  timeout?: number | null;
+
+  /** Add a `usage` object (credits charged and their breakdown) to the response. Default false. */
+  @IsOptional() @IsBoolean() include_usage?: boolean;
 }

@@ -1,9 +1,11 @@
 import { Transform } from 'class-transformer';
 import { ArrayUnique, IsArray, IsIn, IsOptional, IsString, IsUUID, Length } from 'class-validator';
 import { KEY_ENVIRONMENTS, KEY_SCOPES, type KeyEnvironment, type KeyScope } from '../events/key.events.js';
+import { ApiSchema } from '@nestjs/swagger';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
+@ApiSchema({ name: 'CreateApiKey' })
 export class CreateKeyDto {
   @Transform(trim)
   @IsString()
@@ -31,6 +33,7 @@ export class CreateKeyDto {
   depth_limit?: 'basic' | null;
 }
 
+@ApiSchema({ name: 'RenameApiKey' })
 export class RenameKeyDto {
   @Transform(trim)
   @IsString()

@@ -1,12 +1,15 @@
 import { Readable } from 'node:stream';
 import { Controller, Get, Headers, Param, Query, Res, StreamableFile, UseGuards } from '@nestjs/common';
+import { ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentSession, SessionGuard } from '../../auth/session.guard.js';
 import type { SessionUser } from '../../auth/session.service.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../../openapi/api-route.decorators.js';
 import { OrgAccessService } from '../../organizations/org-access.service.js';
 import { billingMonth } from '../counter-keys.js';
 import { csvRecords, prefersCsv } from './csv.js';
 import { decodeCursor, encodeCursor } from './ledger-cursor.js';
+import { LedgerPageDto, UsageReportDto } from './ledger-response.dto.js';
 import { LedgerQueryDto, UsageQueryDto } from './ledger.dto.js';
 import { LEDGER_COLUMNS, type LedgerFilter, LedgerQueries } from './ledger.queries.js';
 
@@ -20,26 +23,38 @@ const EXPORT_PAGE = 1000;
  */
 @Controller('orgs/:org_id')
 @UseGuards(SessionGuard)
+@ApiSessionAuth()
+@ApiOrgScoped()
+@ApiTags('Finance and audit')
 export class LedgerController {
   constructor(
     private readonly access: OrgAccessService,
     private readonly queries: LedgerQueries,
   ) {}
 
+  /** An organization's usage of a month (by project, key, operation and day) */
   @Get('usage')
-  async usage(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string, @Query() query: UsageQueryDto) {
+  @ApiOkResponse({ type: UsageReportDto })
+  async usage(
+    @CurrentSession() session: SessionUser,
+    @Param('org_id') orgId: string,
+    @Query() query: UsageQueryDto,
+  ): Promise<UsageReportDto> {
     await this.access.requireMember(session.userId, orgId);
     return this.queries.usage(orgId, query.month ?? billingMonth(new Date()));
   }
 
+  /** The ledger: every charge, in store order, as JSON pages or a CSV export (Accept: text/csv) */
   @Get('ledger')
+  @ApiProduces('application/json', 'text/csv')
+  @ApiOkResponse({ type: LedgerPageDto, description: 'A page of charges (JSON), or every matching charge (CSV).' })
   async ledger(
     @CurrentSession() session: SessionUser,
     @Param('org_id') orgId: string,
     @Query() query: LedgerQueryDto,
     @Headers('accept') accept: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
+  ): Promise<LedgerPageDto | StreamableFile> {
     await this.access.requireMember(session.userId, orgId);
     const filter: LedgerFilter = {
       month: query.month,

@@ -3,29 +3,9 @@ import type pg from 'pg';
 import { Database, type Queryable } from '../../database/database.js';
 import type { Position } from '../../event-store/event-store.port.js';
 import { formatScaled, toScaled } from './decimal.js';
+import type { UsageReportDto } from './ledger-response.dto.js';
+import type { LedgerEntryDto } from './ledger-response.dto.js';
 
-export interface UsageReport {
-  month: string;
-  /** The organization's monthly credit allowance. */
-  credits_limit: number;
-  /** Live credits of the month (what the allowance counts). */
-  credits_used: number;
-  credits_remaining: number;
-  test_credits_used: number;
-  /** Requests of the month, live and test; the breakdowns below cover both environments too. */
-  requests: number;
-  by_project: { project_id: string; name: string | null; credits: number; requests: number }[];
-  by_key: {
-    key_id: string;
-    name: string | null;
-    prefix: string | null;
-    environment: string;
-    credits: number;
-    requests: number;
-  }[];
-  by_operation: { operation: string; credits: number; requests: number }[];
-  by_day: { day: string; operation: string; credits: number; requests: number }[];
-}
 
 export interface LedgerFilter {
   readonly month?: string | undefined;
@@ -35,29 +15,6 @@ export interface LedgerFilter {
   readonly environment?: string | undefined;
 }
 
-/** One charge as finance reads it; positions are strings (bigints). */
-export interface LedgerEntry {
-  commit_position: string;
-  prepare_position: string;
-  occurred_at: string;
-  charge_id: string;
-  billing_month: string;
-  org_id: string;
-  project_id: string;
-  project_name: string | null;
-  key_id: string;
-  key_name: string | null;
-  key_prefix: string | null;
-  key_environment: string;
-  operation: string;
-  channel: string | null;
-  depth: string | null;
-  credits: number;
-  request_id: string;
-  idempotency_key: string | null;
-  counts: Record<string, unknown>;
-  pricing: Record<string, unknown> | null;
-}
 
 /** The columns of the CSV export, in order. */
 export const LEDGER_COLUMNS = [
@@ -81,15 +38,15 @@ export const LEDGER_COLUMNS = [
   'idempotency_key',
   'counts',
   'pricing',
-] as const satisfies readonly (keyof LedgerEntry)[];
+] as const satisfies readonly (keyof LedgerEntryDto)[];
 
 export interface LedgerPage {
-  readonly entries: LedgerEntry[];
+  readonly entries: LedgerEntryDto[];
   /** Position of the last entry when more entries follow it, null on the last page. */
   readonly next: Position | null;
 }
 
-interface LedgerRow extends Omit<LedgerEntry, 'occurred_at' | 'credits'> {
+interface LedgerRow extends Omit<LedgerEntryDto, 'occurred_at' | 'credits'> {
   occurred_at: Date;
   credits: string;
 }
@@ -103,7 +60,7 @@ export class LedgerQueries {
   constructor(private readonly db: Database) {}
 
   /** Totals and breakdowns of one month, from one snapshot (so that the breakdowns add up to the totals). */
-  async usage(orgId: string, month: string): Promise<UsageReport> {
+  async usage(orgId: string, month: string): Promise<UsageReportDto> {
     return this.snapshot(async (tx) => {
       const org = await tx.query<{ allowance: string }>(
         'SELECT monthly_credit_allowance AS allowance FROM organizations WHERE org_id = $1',
@@ -237,7 +194,7 @@ export class LedgerQueries {
     filter: LedgerFilter,
     first: LedgerPage,
     pageSize: number,
-  ): AsyncGenerator<LedgerEntry[]> {
+  ): AsyncGenerator<LedgerEntryDto[]> {
     let page = first;
     yield page.entries;
     while (page.next) {

@@ -1,9 +1,11 @@
 import { Transform } from 'class-transformer';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { PLAN_NAMES, type PlanName } from '../plans.js';
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
+@ApiSchema({ name: 'CreateOrganization' })
 export class CreateOrganizationDto {
   @Transform(trim)
   @IsString()
@@ -11,11 +13,13 @@ export class CreateOrganizationDto {
   name!: string;
 
   /** Self-service organizations start on the free plan; the operator CLI changes plans. */
+  @ApiPropertyOptional({ enum: ['free'] })
   @IsOptional()
   @IsIn(['free'], { message: `plan must be 'free' (other plans: ${PLAN_NAMES.join(', ')}, set by an operator)` })
   plan?: PlanName;
 }
 
+@ApiSchema({ name: 'AddMember' })
 export class AddMemberDto {
   @Transform(trim)
   @IsString()

@@ -1,6 +1,8 @@
 import { Transform } from 'class-transformer';
 import { IsString, Length } from 'class-validator';
+import { ApiSchema } from '@nestjs/swagger';
 
+@ApiSchema({ name: 'CreateProject' })
 export class CreateProjectDto {
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()

@@ -13,6 +13,7 @@ import {
   ValidateBy,
   type ValidationOptions,
 } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 
 export const SEARCH_DEPTHS = ['basic', 'advanced', 'fast', 'ultra-fast'] as const;
 export const TOPICS = ['general', 'news', 'finance'] as const;
@@ -43,44 +44,78 @@ function IsCalendarDate(options?: ValidationOptions): PropertyDecorator {
  * POST /search, as Tavily's clients send it (shared/spec/compat-reference.md §1). Unknown fields are dropped by the
  * validation pipe; `api_key` was taken out by the metering pipeline before.
  */
+@ApiSchema({ name: 'SearchRequest' })
 export class SearchRequestDto {
+  /**
+   * What to search for, in natural language or keywords (at most 400 characters). Put phrases that must appear
+   * verbatim in "double quotes" and set exact_match.
+   */
+  @ApiProperty({ minLength: 1, maxLength: MAX_QUERY_LENGTH })
   @IsString()
   @MaxLength(MAX_QUERY_LENGTH, { message: `query must be at most ${MAX_QUERY_LENGTH} characters` })
   @Matches(/\S/, { message: 'query must not be empty' })
   query!: string;
 
+  /**
+   * 'basic' (default, 1 credit): one best snippet per page. 'advanced' (2 credits): passages are reranked and
+   * `content` joins the chunks_per_source most relevant ones; best for precise questions. 'fast' and
+   * 'ultra-fast' (1 credit) answer like 'basic'.
+   */
+  @ApiPropertyOptional({ enum: SEARCH_DEPTHS, default: 'basic' })
   @IsOptional()
   @IsIn(SEARCH_DEPTHS)
   search_depth?: (typeof SEARCH_DEPTHS)[number];
 
+  /** How many results to return, 0 to 20. Default 5. */
+  @ApiPropertyOptional({ type: 'integer', default: 5 })
   @IsOptional()
   @IsInt()
   @Min(0)
   @Max(20)
   max_results?: number;
 
+  /**
+   * 'general' (default); 'news': only dated pages, newest weighted, each result with `published_date` (combine
+   * with time_range, days or start_date/end_date); 'finance': financial pages.
+   */
+  @ApiPropertyOptional({ enum: TOPICS, default: 'general' })
   @IsOptional()
   @IsIn(TOPICS)
   topic?: (typeof TOPICS)[number];
 
+  /**
+   * Only pages published within the last day, week, month or year (d, w, m, y are short forms). Ignored when
+   * start_date or end_date is given.
+   */
+  @ApiPropertyOptional({ enum: TIME_RANGES })
   @IsOptional()
   @IsIn(TIME_RANGES)
   time_range?: (typeof TIME_RANGES)[number];
 
+  /** Legacy: with topic news, only pages published within this many days back. */
+  @ApiPropertyOptional({ type: 'integer' })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(36500)
   days?: number;
 
+  /** Only pages published on or after this day (YYYY-MM-DD). Wins over time_range. */
+  @ApiPropertyOptional({ format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' })
   @IsOptional()
   @IsCalendarDate()
   start_date?: string;
 
+  /** Only pages published on or before this day (YYYY-MM-DD). Wins over time_range. */
+  @ApiPropertyOptional({ format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' })
   @IsOptional()
   @IsCalendarDate()
   end_date?: string;
 
+  /**
+   * Only return results from these sites (at most 300): a domain (example.com, which includes its subdomains),
+   * a wildcard (*.gov) or a path prefix (example.com/blog).
+   */
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(300)
@@ -88,6 +123,9 @@ export class SearchRequestDto {
   @MaxLength(500, { each: true })
   include_domains?: string[];
 
+  /**
+   * Never return results from these sites (at most 150): a domain, a wildcard (*.example.com) or a path prefix.
+   */
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(150)
@@ -95,45 +133,75 @@ export class SearchRequestDto {
   @MaxLength(500, { each: true })
   exclude_domains?: string[];
 
+  /**
+   * Also return each result's whole page content as `raw_content`: true or 'markdown' for markdown, 'text' for
+   * plain text. Default false.
+   */
+  @ApiPropertyOptional({ anyOf: [{ type: 'boolean' }, { type: 'string', enum: ['markdown', 'text'] }], default: false })
   @IsOptional()
   @IsIn([true, false, 'markdown', 'text'])
   include_raw_content?: boolean | 'markdown' | 'text';
 
+  /** Also return images: a top-level `images` list and `images` per result. Default false. */
   @IsOptional()
   @IsBoolean()
   include_images?: boolean;
 
+  /** With include_images: images as {url, description} objects instead of plain URLs. Default false. */
   @IsOptional()
   @IsBoolean()
   include_image_descriptions?: boolean;
 
+  /** Add each result's favicon URL. Default false. */
   @IsOptional()
   @IsBoolean()
   include_favicon?: boolean;
 
+  /**
+   * With search_depth 'advanced': how many of a page's most relevant passages `content` joins (1 to 3). Default
+   * 3.
+   */
+  @ApiPropertyOptional({ type: 'integer', default: 3 })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(3)
   chunks_per_source?: number;
 
+  /**
+   * Prefer results from this country's sites (a country name such as 'united states' or 'germany'; topic
+   * general only).
+   */
   @IsOptional()
   @IsString()
   @MaxLength(100)
   country?: string;
 
+  /**
+   * Also write an answer to the query from the results: true or 'basic' for 1 to 3 sentences (+1 credit),
+   * 'advanced' for a longer one of up to 6 sentences (+2 credits). Default false.
+   */
+  @ApiPropertyOptional({
+    anyOf: [{ type: 'boolean' }, { type: 'string', enum: ['basic', 'advanced'] }],
+    default: false,
+  })
   @IsOptional()
   @IsIn([true, false, 'basic', 'advanced'])
   include_answer?: boolean | 'basic' | 'advanced';
 
+  /**
+   * Let the service choose topic and time_range from the query's wording; explicit values win. Default false.
+   */
   @IsOptional()
   @IsBoolean()
   auto_parameters?: boolean;
 
+  /** Only return pages that contain every "quoted phrase" of the query. Default false. */
   @IsOptional()
   @IsBoolean()
   exact_match?: boolean;
 
+  /** Add a `usage` object (credits charged and their breakdown) to the response. Default false. */
   @IsOptional()
   @IsBoolean()
   include_usage?: boolean;

@@ -1,0 +1,171 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { KEY_ENVIRONMENTS } from '../../keys/events/key.events.js';
+import { METERED_OPERATIONS } from './ledger.dto.js';
+
+class Figures {
+  /** Credits. */
+  credits!: number;
+
+  /** Requests. */
+  @ApiProperty({ type: 'integer' })
+  requests!: number;
+}
+
+@ApiSchema({ name: 'ProjectUsage' })
+export class ProjectUsageDto extends Figures {
+  /** Project. */
+  @ApiProperty({ format: 'uuid' })
+  project_id!: string;
+
+  /** Name. */
+  name!: string | null;
+}
+
+@ApiSchema({ name: 'KeyUsageFigures' })
+export class KeyUsageFiguresDto extends Figures {
+  /** Key. */
+  @ApiProperty({ format: 'uuid' })
+  key_id!: string;
+
+  /** Name. */
+  name!: string | null;
+
+  /** Prefix. */
+  prefix!: string | null;
+
+  /** Environment. */
+  @ApiProperty({ enum: KEY_ENVIRONMENTS })
+  environment!: string;
+}
+
+@ApiSchema({ name: 'OperationUsage' })
+export class OperationUsageDto extends Figures {
+  /** Operation. */
+  @ApiProperty({ enum: METERED_OPERATIONS })
+  operation!: string;
+}
+
+@ApiSchema({ name: 'DayUsage' })
+export class DayUsageDto extends OperationUsageDto {
+  /** YYYY-MM-DD. */
+  @ApiProperty({ format: 'date' })
+  day!: string;
+}
+
+/** An organization's usage of a month, by project, key, operation and day. */
+@ApiSchema({ name: 'OrgUsage' })
+export class UsageReportDto {
+  /** YYYY-MM. */
+  month!: string;
+
+  /** The organization's monthly credit allowance. */
+  credits_limit!: number;
+
+  /** Live credits of the month (what the allowance counts). */
+  credits_used!: number;
+
+  /** Live credits left. */
+  credits_remaining!: number;
+
+  /** Credits of test keys (not counted against the allowance). */
+  test_credits_used!: number;
+
+  /** Requests of the month, live and test; the breakdowns cover both environments too. */
+  @ApiProperty({ type: 'integer' })
+  requests!: number;
+
+  /** Per project. */
+  by_project!: ProjectUsageDto[];
+
+  /** Per key. */
+  by_key!: KeyUsageFiguresDto[];
+
+  /** Per operation. */
+  by_operation!: OperationUsageDto[];
+
+  /** Per day and operation. */
+  by_day!: DayUsageDto[];
+}
+
+/** One charge as finance reads it; positions are strings (bigints). */
+@ApiSchema({ name: 'LedgerEntry' })
+export class LedgerEntryDto {
+  /** Position of the charge in the event store (with prepare_position: the order). */
+  commit_position!: string;
+
+  /** Position of the charge in the event store. */
+  prepare_position!: string;
+
+  /** When it was charged. */
+  @ApiProperty({ format: 'date-time' })
+  occurred_at!: string;
+
+  /** Charge id. */
+  @ApiProperty({ format: 'uuid' })
+  charge_id!: string;
+
+  /** YYYY-MM. */
+  billing_month!: string;
+
+  /** Organization. */
+  @ApiProperty({ format: 'uuid' })
+  org_id!: string;
+
+  /** Project. */
+  @ApiProperty({ format: 'uuid' })
+  project_id!: string;
+
+  /** Project name. */
+  project_name!: string | null;
+
+  /** Key. */
+  @ApiProperty({ format: 'uuid' })
+  key_id!: string;
+
+  /** Key name. */
+  key_name!: string | null;
+
+  /** Key prefix. */
+  key_prefix!: string | null;
+
+  /** Key environment. */
+  @ApiProperty({ enum: KEY_ENVIRONMENTS })
+  key_environment!: string;
+
+  /** Operation. */
+  @ApiProperty({ enum: METERED_OPERATIONS })
+  operation!: string;
+
+  /** How it was called: REST or an MCP tool call. */
+  @ApiProperty({ enum: ['rest', 'mcp'], nullable: true })
+  channel!: string | null;
+
+  /** basic, advanced or the vertical. */
+  depth!: string | null;
+
+  /** Credits. */
+  credits!: number;
+
+  /** Request id. */
+  request_id!: string;
+
+  /** The Idempotency-Key of the call. */
+  idempotency_key!: string | null;
+
+  /** What priced it (results, successful_urls, failed_urls, pages). */
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  counts!: Record<string, unknown>;
+
+  /** Price items and units. */
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
+  pricing!: Record<string, unknown> | null;
+}
+
+@ApiSchema({ name: 'LedgerPage' })
+export class LedgerPageDto {
+  /** Charges, in store order. */
+  entries!: LedgerEntryDto[];
+
+  /** Pass as cursor for the next page; null on the last page. */
+  next_cursor!: string | null;
+}

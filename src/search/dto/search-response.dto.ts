@@ -1,0 +1,87 @@
+import {
+  ApiExtraModels,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiSchema,
+  type SchemaObject,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import { UsageDto } from '../../metering/dto/usage.dto.js';
+
+/** An image with include_image_descriptions. */
+@ApiSchema({ name: 'DescribedImage' })
+export class DescribedImageDto {
+  /** The image URL. */
+  url!: string;
+
+  /** What the image shows. */
+  description?: string;
+}
+
+const IMAGE: SchemaObject = {
+  description: 'An image URL, or {url, description} with include_image_descriptions.',
+  anyOf: [{ type: 'string' }, { $ref: getSchemaPath(DescribedImageDto) }],
+};
+
+@ApiSchema({ name: 'SearchResult' })
+@ApiExtraModels(DescribedImageDto)
+export class SearchResultDto {
+  /** Title of the page. */
+  title!: string;
+
+  /** URL of the page. */
+  url!: string;
+
+  /** The most relevant passage of the page (at 'advanced' depth, the best passages joined by [...]). */
+  content!: string;
+
+  /** Relevance from 0 to 1. */
+  @ApiProperty({ minimum: 0, maximum: 1 })
+  score!: number;
+
+  /** The whole page content with include_raw_content, else null. */
+  raw_content!: string | null;
+
+  /** The favicon URL (with include_favicon). */
+  favicon?: string | null;
+
+  /** When the page was published (topic news), as an HTTP date. */
+  published_date?: string | null;
+
+  /** Images of the page (with include_images). */
+  @ApiPropertyOptional({ type: 'array', items: IMAGE })
+  images?: (string | DescribedImageDto)[];
+}
+
+@ApiSchema({ name: 'SearchResponse' })
+@ApiExtraModels(DescribedImageDto)
+export class SearchResponseDto {
+  /** The query, as sent. */
+  query!: string;
+
+  /** The answer (with include_answer), else null. */
+  answer!: string | null;
+
+  /** Images of the results (with include_images), else empty. */
+  @ApiProperty({ type: 'array', items: IMAGE })
+  images!: (string | DescribedImageDto)[];
+
+  /** The results, best first. */
+  results!: SearchResultDto[];
+
+  /** Always null (kept for older clients). */
+  @ApiPropertyOptional({ type: 'null' })
+  follow_up_questions?: null;
+
+  /** With auto_parameters: the values chosen (topic, search_depth, time_range, …). */
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
+  auto_parameters?: Record<string, unknown>;
+
+  /** Seconds the search took. */
+  response_time!: number;
+
+  /** Identifies this request (also in the ledger and the x-request-id header). */
+  request_id!: string;
+
+  usage?: UsageDto;
+}
