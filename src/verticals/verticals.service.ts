@@ -7,15 +7,13 @@ import type { WorkOutcome } from '../metering/metering-pipeline.js';
 import { UPSTREAM_CLIENTS, type UpstreamClients } from '../search/upstream/index.js';
 import { isRecord } from '../search/upstream/json-shape.js';
 import { type TimeRange, countryCode, rangeStart } from '../search/upstream/upstream-text.js';
-import { VerticalRequestDto } from './dto/vertical-request.dto.js';
+import { DEFAULT_VERTICAL_MAX_RESULTS, VerticalRequestDto } from './dto/vertical-request.dto.js';
 import { verticalSearch } from './families/index.js';
 import type { VerticalSources } from './families/vertical-family.js';
 import { LocalDocuments } from './local/local-documents.js';
 import type { VerticalRequest } from './vertical-request.js';
 import type { VerticalResults } from './vertical-results.js';
 import { VERTICALS, type VerticalName, isVertical } from './verticals.js';
-
-const DEFAULT_MAX_RESULTS = 10;
 
 const TIME_RANGES: Record<string, TimeRange> = {
   day: 'day',
@@ -93,7 +91,7 @@ export class VerticalsService {
     return {
       vertical,
       query,
-      maxResults: body.max_results ?? DEFAULT_MAX_RESULTS,
+      maxResults: body.max_results ?? DEFAULT_VERTICAL_MAX_RESULTS,
       country,
       language: body.language?.replace('_', '-') ?? null,
       location: body.location?.trim() ?? null,

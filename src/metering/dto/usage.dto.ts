@@ -1,5 +1,6 @@
 import { ApiSchema } from '@nestjs/swagger';
 
+/** One priced item of a call. */
 @ApiSchema({ name: 'UsageItem' })
 export class UsageItemDto {
   /** What was priced, e.g. search:basic, answer:basic, extract:basic or map. */
@@ -9,8 +10,8 @@ export class UsageItemDto {
   credits!: number;
 }
 
-/** Present when the request set include_usage: true. */
-@ApiSchema({ name: 'Usage' })
+/** The `usage` object of a metered response: what the call was charged (the metering pipeline adds it). */
+@ApiSchema({ name: 'Usage', description: 'Present when the request set include_usage: true.' })
 export class UsageDto {
   /** Credits this call was charged. */
   credits!: number;

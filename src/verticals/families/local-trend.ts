@@ -1,7 +1,7 @@
 import { type TimeRange, rangeStart } from '../../search/upstream/upstream-text.js';
 import type { Interval, LocalDocuments } from '../local/local-documents.js';
 import type { VerticalRequest } from '../vertical-request.js';
-import type { TrendPoint, TrendsResult } from '../vertical-results.js';
+import type { TrendPoint, TrendsResult } from '../dto/patents-trends-finance-results.dto.js';
 
 const INTERVALS: Record<TimeRange, Interval> = { day: 'hour', week: 'day', month: 'day', year: 'week' };
 

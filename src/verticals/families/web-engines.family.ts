@@ -4,7 +4,7 @@ import { braveWebResults } from '../upstream/brave-verticals.js';
 import { searxngWeb } from '../upstream/searxng-verticals.js';
 import { serpWeb } from '../upstream/serpapi/serpapi-web.js';
 import type { VerticalRequest } from '../vertical-request.js';
-import type { WebResult } from '../vertical-results.js';
+import type { WebResult } from '../dto/web-results.dto.js';
 import { type Task, gather, required } from './provider-tasks.js';
 import { inTime } from './record-filters.js';
 import type { VerticalFamily, VerticalSources } from './vertical-family.js';

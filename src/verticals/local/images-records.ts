@@ -1,4 +1,4 @@
-import type { ImageResult } from '../vertical-results.js';
+import type { ImageResult } from '../dto/images-results.dto.js';
 import type { LocalDocument } from './local-documents.js';
 import { hasType, metas, numberOf, text, urlOf } from './schema-org.js';
 import { ogValue, pageOf, set } from './structured-page.js';

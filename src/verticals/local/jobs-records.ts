@@ -1,5 +1,5 @@
 import { isoDay } from '../../search/upstream/upstream-text.js';
-import type { JobResult, Salary } from '../vertical-results.js';
+import type { JobResult, Salary } from '../dto/news-jobs-scholar-results.dto.js';
 import type { LocalDocument } from './local-documents.js';
 import {
   addressOf,

@@ -1,4 +1,4 @@
-import type { NewsResult } from '../vertical-results.js';
+import type { NewsResult } from '../dto/news-jobs-scholar-results.dto.js';
 import type { LocalDocument } from './local-documents.js';
 import { dateOf, hasType, nameOf, plain, text, urlOf } from './schema-org.js';
 import { ogValue, pageOf, set, snippetOf } from './structured-page.js';

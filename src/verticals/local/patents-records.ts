@@ -1,6 +1,6 @@
 import type { JsonRecord } from '../../search/upstream/json-shape.js';
 import { isoDay } from '../../search/upstream/upstream-text.js';
-import type { PatentResult } from '../vertical-results.js';
+import type { PatentResult } from '../dto/patents-trends-finance-results.dto.js';
 import type { LocalDocument } from './local-documents.js';
 import { dateOf, meta, metas, nameOf, namesOf, plain, text, urlOf } from './schema-org.js';
 import { mergeInto, pageOf, pdfOf, sameTitle, snippetOf } from './structured-page.js';

@@ -1,5 +1,5 @@
 import { type JsonRecord, isRecord } from '../../search/upstream/json-shape.js';
-import type { PlaceResult, RealEstateResult } from '../vertical-results.js';
+import type { PlaceResult, RealEstateResult } from '../dto/places-results.dto.js';
 import type { LocalDocument } from './local-documents.js';
 import { addressOf, deref, firstOf, hasType, numberOf, plain, text, typesOf, urlOf } from './schema-org.js';
 import { RESIDENCE_TYPES, offerOf, offerPrice, ogValue, pageOf, ratingOf, record, set } from './structured-page.js';

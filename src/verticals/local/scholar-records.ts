@@ -1,5 +1,5 @@
 import { type JsonRecord, isRecord } from '../../search/upstream/json-shape.js';
-import type { ScholarResult } from '../vertical-results.js';
+import type { ScholarResult } from '../dto/news-jobs-scholar-results.dto.js';
 import type { LocalDocument } from './local-documents.js';
 import { hasType, meta, metas, nameOf, namesOf, plain, text, urlOf } from './schema-org.js';
 import { mergeInto, pageOf, pdfOf, record, sameTitle, set, snippetOf } from './structured-page.js';

@@ -1,4 +1,4 @@
-import type { AmazonResult, ProductResult } from '../vertical-results.js';
+import type { AmazonResult, ProductResult } from '../dto/shopping-results.dto.js';
 import type { LocalDocument } from './local-documents.js';
 import { availabilityOf, currencyOf, hasType, nameOf, priceOf, text, texts, urlOf } from './schema-org.js';
 import { RESIDENCE_TYPES, offerOf, offerPrice, ogValue, pageOf, ratingOf, set } from './structured-page.js';

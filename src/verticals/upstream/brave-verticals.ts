@@ -1,6 +1,8 @@
 import type { BraveImageResult, BraveNewsResult, BraveWebResult } from '../../search/upstream/brave.js';
 import { canonicalUrl } from '../../search/upstream/upstream-text.js';
-import type { ImageResult, NewsResult, WebResult } from '../vertical-results.js';
+import type { ImageResult } from '../dto/images-results.dto.js';
+import type { NewsResult } from '../dto/news-jobs-scholar-results.dto.js';
+import type { WebResult } from '../dto/web-results.dto.js';
 
 /** Brave Search API answers as vertical records. */
 

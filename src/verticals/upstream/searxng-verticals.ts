@@ -1,7 +1,10 @@
 import { isRecord, num, str, strings } from '../../search/upstream/json-shape.js';
 import type { SearxngResponse, SearxngResult } from '../../search/upstream/searxng.js';
 import { canonicalUrl } from '../../search/upstream/upstream-text.js';
-import type { ImageResult, NewsResult, PlaceResult, ScholarResult, WebResult } from '../vertical-results.js';
+import type { ImageResult } from '../dto/images-results.dto.js';
+import type { NewsResult, ScholarResult } from '../dto/news-jobs-scholar-results.dto.js';
+import type { PlaceResult } from '../dto/places-results.dto.js';
+import type { WebResult } from '../dto/web-results.dto.js';
 
 /** SearXNG results as vertical records, by the template (category) of each result. */
 

@@ -5,7 +5,7 @@ import { youTubeVideoId } from '../../extract/youtube/youtube-url.js';
 import { FetchError, type Fetcher } from '../../fetch/fetcher.port.js';
 import { errorBody } from '../../http/error-body.js';
 import { upstreamFailure } from '../../search/upstream/upstream-http.js';
-import type { YoutubeTranscriptResult } from '../vertical-results.js';
+import type { YoutubeTranscriptResult } from '../dto/youtube-results.dto.js';
 
 const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 const TIMEOUT_MS = 20_000;

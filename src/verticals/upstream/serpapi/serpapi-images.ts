@@ -1,6 +1,6 @@
 import { type JsonRecord, num, recordsAt, str } from '../../../search/upstream/json-shape.js';
 import { canonicalUrl, plainText } from '../../../search/upstream/upstream-text.js';
-import type { ImageResult } from '../../vertical-results.js';
+import type { ImageResult } from '../../dto/images-results.dto.js';
 import { PROVIDER } from './serp-record.js';
 
 /** engine=google_images: `images_results` (`original` is the image, `link` the page). */

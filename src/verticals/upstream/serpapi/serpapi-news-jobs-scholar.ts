@@ -3,7 +3,7 @@ import { canonicalUrl, isoDay, parseUpstreamDate, plainText } from '../../../sea
 import { employmentTypeOf } from '../../local/jobs-records.js';
 import { currencyOf } from '../../local/schema-org.js';
 import { doiOf } from '../../local/scholar-records.js';
-import type { JobResult, NewsResult, Salary, ScholarResult } from '../../vertical-results.js';
+import type { JobResult, NewsResult, Salary, ScholarResult } from '../../dto/news-jobs-scholar-results.dto.js';
 import { PROVIDER, record } from './serp-record.js';
 
 // -------------------------------------------------------------------------------------------------------------- news

@@ -1,7 +1,7 @@
 import { type JsonRecord, isRecord, num, recordsAt, str, strings } from '../../../search/upstream/json-shape.js';
 import { canonicalUrl, isoDay, parseUpstreamDate, plainText } from '../../../search/upstream/upstream-text.js';
 import { currencyOf, priceOf } from '../../local/schema-org.js';
-import type { FinanceResult, PatentResult, TrendsResult } from '../../vertical-results.js';
+import type { FinanceResult, PatentResult, TrendsResult } from '../../dto/patents-trends-finance-results.dto.js';
 import { PROVIDER, record } from './serp-record.js';
 
 // ----------------------------------------------------------------------------------------------------------- patents

@@ -1,6 +1,6 @@
 import { type JsonRecord, count, isRecord, num, recordsAt, str, strings } from '../../../search/upstream/json-shape.js';
 import { canonicalUrl, plainText } from '../../../search/upstream/upstream-text.js';
-import type { PlaceResult } from '../../vertical-results.js';
+import type { PlaceResult } from '../../dto/places-results.dto.js';
 import { PROVIDER, record } from './serp-record.js';
 
 function place(entry: JsonRecord): PlaceResult | null {

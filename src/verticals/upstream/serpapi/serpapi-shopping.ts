@@ -2,7 +2,7 @@ import { type JsonRecord, bool, count, num, recordsAt, str, strings } from '../.
 import { canonicalUrl, plainText } from '../../../search/upstream/upstream-text.js';
 import { currencyOf, priceOf } from '../../local/schema-org.js';
 import { asinOf } from '../../local/shopping-records.js';
-import type { AmazonResult, ProductResult } from '../../vertical-results.js';
+import type { AmazonResult, ProductResult } from '../../dto/shopping-results.dto.js';
 import { PROVIDER } from './serp-record.js';
 
 /**

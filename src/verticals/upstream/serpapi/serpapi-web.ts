@@ -1,6 +1,6 @@
 import { type JsonRecord, recordsAt, str } from '../../../search/upstream/json-shape.js';
 import { canonicalUrl, parseUpstreamDate, plainText } from '../../../search/upstream/upstream-text.js';
-import type { WebResult } from '../../vertical-results.js';
+import type { WebResult } from '../../dto/web-results.dto.js';
 import { PROVIDER } from './serp-record.js';
 
 /** engine=bing | duckduckgo: `organic_results`. */
