@@ -162,7 +162,8 @@ describe('compatibility: @tavily/core against this server', () => {
   });
 
   test('the raw responses of all four operations (and a vertical) match the OpenAPI document', async () => {
-    const ajv = new Ajv2020({ strict: false, discriminator: true, allErrors: true });
+    // The verticals' oneOf carries an OpenAPI discriminator mapping, which Ajv does not implement: oneOf alone decides.
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats.default(ajv);
     ajv.addSchema((await call(app.url, 'GET', '/openapi.json')).body, 'openapi.json');
     const cases: [string, string, Record<string, unknown>][] = [
@@ -175,11 +176,16 @@ describe('compatibility: @tavily/core against this server', () => {
       ],
       ['/map', 'MapResponse', { url: home(), limit: 5, include_usage: true }],
       ['/crawl', 'CrawlResponse', { url: home(), limit: 2, include_favicon: true, include_usage: true }],
-      ['/search/news', 'VerticalResponse', { query: 'harbour' }],
+      ['/search/news', '/search/{vertical}', { query: 'harbour' }],
     ];
     for (const [path, schema, body] of cases) {
       const response = await call(app.url, 'POST', path, { token: key, body });
-      const validate = ajv.getSchema(`openapi.json#/components/schemas/${schema}`)!;
+      // A response schema of the components, or the documented 200 answer of a route (verticals: one of 15).
+      const validate = schema.startsWith('/')
+        ? ajv.getSchema(
+            `openapi.json#/paths/${schema.replaceAll('/', '~1')}/post/responses/200/content/application~1json/schema`,
+          )!
+        : ajv.getSchema(`openapi.json#/components/schemas/${schema}`)!;
       const ok = validate(response.body);
       expect({ path, status: response.status, errors: ok ? null : validate.errors }).toEqual({
         path,

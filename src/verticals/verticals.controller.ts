@@ -1,11 +1,14 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBody, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { ErrorResponseDto } from '../http/dto/error-response.dto.js';
 import { type MeteredOperationSpec, vertical } from '../metering/metered-operation.js';
 import { Metered } from '../metering/metered.decorator.js';
 import type { WorkOutcome } from '../metering/metering-pipeline.js';
-import { isVertical } from './verticals.js';
+import { VerticalRequestDto } from './dto/vertical-request.dto.js';
+import { VERTICAL_RESPONSE_MODELS, VERTICAL_RESPONSE_SCHEMA } from './dto/vertical-response.dto.js';
+import { VERTICALS, isVertical } from './verticals.js';
 import { VerticalsService } from './verticals.service.js';
-import { ApiTags } from '@nestjs/swagger';
 
 /**
  * The metered operation of a vertical: its price from the table (products and images 2 credits, the others 1). An
@@ -26,10 +29,24 @@ export class VerticalsController {
   /** Search one vertical: structured results of one source, normalized to one schema per vertical */
   @Post('search/:vertical')
   @HttpCode(200)
-  @Metered((request: FastifyRequest) => verticalOperation((request.params as { vertical?: string }).vertical ?? ''), {
-    schema: { type: 'object' },
-    models: [],
-  })
+  @Metered(
+    (request: FastifyRequest) => verticalOperation((request.params as { vertical?: string }).vertical ?? ''),
+    { schema: VERTICAL_RESPONSE_SCHEMA, models: VERTICAL_RESPONSE_MODELS },
+    [
+      {
+        status: 404,
+        description: 'An unknown vertical, or a video that does not exist or has no captions. Not billed.',
+        type: ErrorResponseDto,
+      },
+      {
+        status: 501,
+        description: 'No upstream is configured that serves this vertical. Not billed.',
+        type: ErrorResponseDto,
+      },
+    ],
+  )
+  @ApiParam({ name: 'vertical', enum: VERTICALS, description: 'products and images cost 2 credits, the others 1.' })
+  @ApiBody({ type: VerticalRequestDto })
   search(@Param('vertical') name: string, @Body() body: unknown): Promise<WorkOutcome> {
     return this.verticals.search(name, body);
   }

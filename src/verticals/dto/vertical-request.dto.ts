@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 
 export const VERTICAL_TIME_RANGES = ['day', 'week', 'month', 'year', 'd', 'w', 'm', 'y'] as const;
@@ -10,6 +10,7 @@ export const DEFAULT_VERTICAL_MAX_RESULTS = 10;
  * The body of POST /search/{vertical}. Options a vertical does not use are ignored; unknown fields are dropped by the
  * validation pipe, and `api_key` was taken out by the metering pipeline before.
  */
+@ApiSchema({ name: 'VerticalRequest' })
 export class VerticalRequestDto {
   /** What to search for (required, except for youtube_transcript, which may name the video in `url` instead). */
   @ApiPropertyOptional({ minLength: 1, maxLength: MAX_VERTICAL_QUERY_LENGTH })

@@ -146,7 +146,7 @@ describe('the generated OpenAPI of POST /search/{vertical}', () => {
         () => true,
         () => false,
       );
-    const request = document.components!.schemas!.VerticalRequestDto as Record<string, Record<string, object>>;
+    const request = document.components!.schemas!.VerticalRequest as Record<string, Record<string, object>>;
     expect(request.properties!.max_results).toMatchObject({ type: 'integer', default: 10, minimum: 1, maximum: 20 });
     expect(request.properties!.time_range).toMatchObject({
       enum: ['day', 'week', 'month', 'year', 'd', 'w', 'm', 'y'],
@@ -169,10 +169,10 @@ describe('the generated OpenAPI of POST /search/{vertical}', () => {
       { query: 'q', include_usage: 'yes' },
     ];
     for (const body of accepted) {
-      expect([body, await dtoAccepts(body), valid('VerticalRequestDto', body)]).toEqual([body, true, true]);
+      expect([body, await dtoAccepts(body), valid('VerticalRequest', body)]).toEqual([body, true, true]);
     }
     for (const body of rejected) {
-      expect([body, await dtoAccepts(body), valid('VerticalRequestDto', body) === true]).toEqual([body, false, false]);
+      expect([body, await dtoAccepts(body), valid('VerticalRequest', body) === true]).toEqual([body, false, false]);
     }
   });
 });
