@@ -8,6 +8,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 
 COPY tsconfig.json tsconfig.build.json ./
+# tools/openapi-metadata.mjs writes src/metadata.ts (the OpenAPI metadata of the DTOs) before tsc.
+COPY tools ./tools
 COPY src ./src
 COPY projections ./projections
 COPY dashboard ./dashboard
