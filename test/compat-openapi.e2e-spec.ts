@@ -203,6 +203,20 @@ describe('the OpenAPI document and the docs page', () => {
     valid('OrgUsage', await call(app.url, 'GET', `/orgs/${org.orgId}/usage`, session));
     valid('LedgerPage', await call(app.url, 'GET', `/orgs/${org.orgId}/ledger`, session));
     valid('Ready', await call(app.url, 'GET', '/readyz'));
+    const mcp = (body: unknown, token = key) =>
+      call(app.url, 'POST', '/mcp', { token, body, headers: { accept: 'application/json, text/event-stream' } });
+    const listed = await mcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    expect(listed.body.result.tools.map((tool: { name: string }) => tool.name)).toEqual(['search', 'extract']);
+    valid('JsonRpcResponse', listed);
+    const called = await mcp({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'search', arguments: { query: 'x' } },
+    });
+    valid('JsonRpcResponse', called);
+    valid('SearchResponse', { ...called, body: called.body.result.structuredContent });
+    valid('JsonRpcError', await mcp({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, 'sk_live_nope'));
 
     valid('Error', await call(app.url, 'POST', '/search', { token: 'sk_live_nope', body: { query: 'x' } }));
     valid('Error', await call(app.url, 'POST', '/search', { token: key, body: { query: 'x', max_results: 99 } }));
