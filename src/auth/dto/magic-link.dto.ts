@@ -4,6 +4,7 @@ import { ApiSchema } from '@nestjs/swagger';
 
 @ApiSchema({ name: 'RequestMagicLink' })
 export class RequestMagicLinkDto {
+  /** The e-mail address to sign in with. */
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
   @MaxLength(254)
@@ -13,6 +14,7 @@ export class RequestMagicLinkDto {
 
 @ApiSchema({ name: 'VerifyMagicLink' })
 export class VerifyMagicLinkDto {
+  /** The token of the sign-in link. */
   @IsString()
   @Length(1, 200)
   token!: string;

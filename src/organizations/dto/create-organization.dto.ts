@@ -7,6 +7,7 @@ const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? val
 
 @ApiSchema({ name: 'CreateOrganization' })
 export class CreateOrganizationDto {
+  /** Name of the organization. */
   @Transform(trim)
   @IsString()
   @Length(1, 100)
@@ -21,11 +22,13 @@ export class CreateOrganizationDto {
 
 @ApiSchema({ name: 'AddMember' })
 export class AddMemberDto {
+  /** E-mail address of the new member. */
   @Transform(trim)
   @IsString()
   @Length(3, 254)
   email!: string;
 
+  /** Role. */
   @IsIn(['admin', 'member'])
   role!: 'admin' | 'member';
 }

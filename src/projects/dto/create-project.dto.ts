@@ -4,6 +4,7 @@ import { ApiSchema } from '@nestjs/swagger';
 
 @ApiSchema({ name: 'CreateProject' })
 export class CreateProjectDto {
+  /** Name of the project. */
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
   @Length(1, 100)
