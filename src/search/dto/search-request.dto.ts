@@ -50,7 +50,11 @@ export class SearchRequestDto {
    * What to search for, in natural language or keywords (at most 400 characters). Put phrases that must appear
    * verbatim in "double quotes" and set exact_match.
    */
-  @ApiProperty({ minLength: 1, maxLength: MAX_QUERY_LENGTH })
+  @ApiProperty({
+    minLength: 1,
+    maxLength: MAX_QUERY_LENGTH,
+    example: 'Which countries have banned single-use plastic bags?',
+  })
   @IsString()
   @MaxLength(MAX_QUERY_LENGTH, { message: `query must be at most ${MAX_QUERY_LENGTH} characters` })
   @Matches(/\S/, { message: 'query must not be empty' })
@@ -101,13 +105,13 @@ export class SearchRequestDto {
   days?: number;
 
   /** Only pages published on or after this day (YYYY-MM-DD). Wins over time_range. */
-  @ApiPropertyOptional({ format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' })
+  @ApiPropertyOptional({ format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', example: '2026-01-01' })
   @IsOptional()
   @IsCalendarDate()
   start_date?: string;
 
   /** Only pages published on or before this day (YYYY-MM-DD). Wins over time_range. */
-  @ApiPropertyOptional({ format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' })
+  @ApiPropertyOptional({ format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', example: '2026-06-30' })
   @IsOptional()
   @IsCalendarDate()
   end_date?: string;
