@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Queryable } from '../database/database.js';
 import { Database } from '../database/database.js';
+import { effectiveScopes } from './events/key.events.js';
 
 /** A key as listings show it: never the plaintext, never the hash. */
 export interface KeyView {
@@ -40,7 +41,7 @@ const toView = (r: KeyRow): KeyView => ({
   prefix: r.prefix,
   environment: r.environment,
   project_id: r.project_id,
-  scopes: r.scopes,
+  scopes: effectiveScopes(r.scopes),
   depth_limit: r.depth_limit,
   status: r.status,
   created_at: r.created_at.toISOString(),
