@@ -8,7 +8,14 @@ export type ResearchModel = 'mini' | 'pro';
 
 /** How much work a task of each model may do, and what a unit of it costs. */
 export const RESEARCH_LIMITS = {
-  mini: { subQuestions: 3, hitsPerSearch: 5, sources: 5, searchDepth: 'basic', searchCredits: 1, sourceBlockCredits: 1 },
+  mini: {
+    subQuestions: 3,
+    hitsPerSearch: 5,
+    sources: 5,
+    searchDepth: 'basic',
+    searchCredits: 1,
+    sourceBlockCredits: 1,
+  },
   pro: {
     subQuestions: 6,
     hitsPerSearch: 8,

@@ -119,7 +119,12 @@ export class ResearchTask {
       }
       const top = hits.slice(0, limits.hitsPerSearch);
       found.push(top);
-      emit({ kind: 'found', index, query, sources: top.map((h) => ({ title: h.title, url: h.url, favicon: h.favicon })) });
+      emit({
+        kind: 'found',
+        index,
+        query,
+        sources: top.map((h) => ({ title: h.title, url: h.url, favicon: h.favicon })),
+      });
     }
     return found;
   }

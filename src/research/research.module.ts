@@ -16,6 +16,13 @@ import { ResearchStreamService } from './stream/research-stream.service.js';
 @Module({
   imports: [SearchModule],
   controllers: [ResearchController],
-  providers: [ResearchJobsRepository, ResearchRunner, ResearchTask, ResearchService, ProgressBus, ResearchStreamService],
+  providers: [
+    ResearchJobsRepository,
+    ResearchRunner,
+    ResearchTask,
+    ResearchService,
+    ProgressBus,
+    ResearchStreamService,
+  ],
 })
 export class ResearchModule {}

@@ -52,7 +52,6 @@ export class ResearchService {
   ): Promise<SubmittedResearch> {
     const startedAt = performance.now();
     let stream = body.stream === true;
-    let model = typeof body.model === 'string' ? body.model : 'auto';
     const response = await this.pipeline.submit(
       {
         spec: RESEARCH_SPEC,
@@ -74,7 +73,6 @@ export class ResearchService {
           );
         }
         stream = request.stream === true;
-        model = request.model ?? 'auto';
         const { key } = caller;
         const existing = idempotencyKey ? await this.jobs.findByIdempotencyKey(key.orgId, idempotencyKey) : null;
         if (existing) return { status: 200, body: submitted(existing, startedAt) };

@@ -20,7 +20,8 @@ export interface DeferredReservation {
   readonly credits: number;
 }
 
-export type DeferredAdmission = { readonly ok: true; readonly used: number } | { readonly ok: false; readonly used: number };
+export type DeferredAdmission =
+  { readonly ok: true; readonly used: number } | { readonly ok: false; readonly used: number };
 
 /**
  * Credits of calls whose work runs after their response, on any node (research tasks). At submission the most the

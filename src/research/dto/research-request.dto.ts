@@ -11,9 +11,9 @@ const trimmed = ({ value }: { value: unknown }) => (typeof value === 'string' ? 
 export class ResearchRequestDto {
   /** The research task or question. */
   @Transform(trimmed)
-  @IsString({ message: 'input must be a string' })
-  @IsNotEmpty({ message: 'input must not be empty' })
   @MaxLength(MAX_INPUT_LENGTH, { message: `input must be at most ${MAX_INPUT_LENGTH} characters` })
+  @IsNotEmpty({ message: 'input must not be empty' })
+  @IsString({ message: 'input must be a string' })
   input!: string;
 
   /** `mini` (fewer sub-questions, basic depth), `pro` (more, advanced depth) or `auto` (decided by the input). */

@@ -1,11 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { DeferredCharges } from '../../metering/deferred/deferred-charges.js';
 import { ResearchFailure, ResearchTask } from '../research-task.js';
@@ -116,14 +110,17 @@ export class ResearchRunner implements OnApplicationBootstrap, OnApplicationShut
   async execute(job: ResearchJob): Promise<void> {
     const controller = new AbortController();
     this.running.set(job.requestId, controller);
-    const heartbeat = setInterval(() => {
-      this.jobs
-        .renew(job.requestId, this.nodeId, this.config.researchLeaseMs)
-        .then((held) => {
-          if (!held) controller.abort(new Error('the lease was lost'));
-        })
-        .catch((error: unknown) => this.logger.warn(`renewing a lease failed: ${(error as Error).message}`));
-    }, Math.floor(this.config.researchLeaseMs / 3));
+    const heartbeat = setInterval(
+      () => {
+        this.jobs
+          .renew(job.requestId, this.nodeId, this.config.researchLeaseMs)
+          .then((held) => {
+            if (!held) controller.abort(new Error('the lease was lost'));
+          })
+          .catch((error: unknown) => this.logger.warn(`renewing a lease failed: ${(error as Error).message}`));
+      },
+      Math.floor(this.config.researchLeaseMs / 3),
+    );
     heartbeat.unref();
     try {
       if (job.credits !== null) {

@@ -15,7 +15,8 @@ export function schemaMismatch(value: unknown, schema: unknown, path = '$'): str
     return `${path} is not one of the allowed values`;
   }
   const types = Array.isArray(s.type) ? s.type : s.type === undefined ? [] : [s.type];
-  if (types.length > 0 && !types.some((type) => hasType(value, type))) return `${path} is not of type ${types.join('|')}`;
+  if (types.length > 0 && !types.some((type) => hasType(value, type)))
+    return `${path} is not of type ${types.join('|')}`;
   if (isObject(value)) {
     const required = Array.isArray(s.required) ? s.required : [];
     for (const name of required) if (typeof name === 'string' && !(name in value)) return `${path}.${name} is missing`;

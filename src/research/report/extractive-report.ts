@@ -22,10 +22,17 @@ const STOPWORDS = new Set(
 
 /** A question's content words, stemmed crudely (a plural's trailing `s` dropped) for matching. */
 export function contentTerms(text: string): string[] {
-  return [...new Set(words(text).map((w) => stem(w.word)).filter((w) => w.length > 1 && !STOPWORDS.has(w)))];
+  return [
+    ...new Set(
+      words(text)
+        .map((w) => stem(w.word))
+        .filter((w) => w.length > 1 && !STOPWORDS.has(w)),
+    ),
+  ];
 }
 
-const stem = (word: string) => (word.length > 4 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word);
+const stem = (word: string) =>
+  word.length > 4 && word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word;
 
 export interface ReportSection {
   readonly heading: string;

@@ -9,6 +9,10 @@ export type ResearchProgress =
   | { readonly kind: 'generating' }
   | { readonly kind: 'content'; readonly text: string | Record<string, unknown> }
   | { readonly kind: 'sources'; readonly sources: ResearchSource[] }
-  | { readonly kind: 'finished'; readonly status: Extract<ResearchStatus, 'completed' | 'failed'>; readonly error?: string };
+  | {
+      readonly kind: 'finished';
+      readonly status: Extract<ResearchStatus, 'completed' | 'failed'>;
+      readonly error?: string;
+    };
 
 export type ProgressListener = (progress: ResearchProgress) => void;

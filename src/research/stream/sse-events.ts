@@ -29,7 +29,11 @@ export function sseMessages(requestId: string, model: string, progress: Research
         }),
       ];
     case 'search':
-      return [toolCall('WebSearch', `search-${progress.index}`, `Searching: ${progress.query}`, { queries: [progress.query] })];
+      return [
+        toolCall('WebSearch', `search-${progress.index}`, `Searching: ${progress.query}`, {
+          queries: [progress.query],
+        }),
+      ];
     case 'found':
       return [
         toolResponse('WebSearch', `search-${progress.index}`, `Found ${progress.sources.length} sources`, {
