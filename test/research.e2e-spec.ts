@@ -250,7 +250,7 @@ describe('research: 400 (never billed)', () => {
     expect(await chargesOf(r.app, r.org.orgId)).toEqual([]);
     expect(await creditsUsed(r)).toBe(0);
     const rows = await r.app.app.get(Database).query('SELECT count(*)::int AS n FROM research_jobs');
-    expect(rows.rows[0].n).toBe(0);
+    expect(rows.rows[0]!.n).toBe(0);
   });
 });
 
@@ -372,6 +372,6 @@ describe('research: expired tasks are cleaned up', () => {
     expect((await r.get(submitted.body.request_id)).status).toBe(404);
     expect(await r.app.app.get(ResearchJobsRepository).deleteExpired()).toBe(1);
     const left = await db.query('SELECT count(*)::int AS n FROM research_jobs');
-    expect(left.rows[0].n).toBe(0);
+    expect(left.rows[0]!.n).toBe(0);
   });
 });

@@ -22,6 +22,8 @@ CREATE TABLE research_jobs (
   billing_month text NOT NULL,
   reserved_credits integer NOT NULL,
   credits integer,
+  -- Set once its CreditsCharged is durable (before the counters are settled), so that a later run knows.
+  charged_at timestamptz,
   counts jsonb,
   pricing jsonb,
   content jsonb,

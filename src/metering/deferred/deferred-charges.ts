@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { type Actor, toNewEvent } from '../../event-store/domain-event.js';
-import { EVENT_STORE, type EventStore, WrongExpectedVersionError } from '../../event-store/event-store.port.js';
+import { EVENT_STORE, type EventStore } from '../../event-store/event-store.port.js';
 import { counterKeys } from '../counter-keys.js';
 import { CounterSeeds } from '../counters/counter-seeds.js';
 import { CREDIT_COUNTERS, type CounterJournal, type CreditCounters } from '../counters/credit-counters.js';
@@ -27,8 +27,8 @@ export type DeferredAdmission =
  * Credits of calls whose work runs after their response, on any node (research tasks). At submission the most the
  * call can cost is added to the organization's quota counter (402 when it does not fit), where every node's
  * reservations and leases see it; it stays there, durable in the job, until the run ends: `settle` appends the one
- * CreditsCharged (its id fixed at submission, so a second run appends nothing: never billed twice) and turns the
- * reservation into the actual credits; `release` gives it back (a failed task is not billed).
+ * CreditsCharged (its id fixed at submission; the store keeps one event per id, so a second run bills nothing) and
+ * turns the reservation into the actual credits; `release` gives it back (a failed task is not billed).
  *
  * With Redis the reservation is journaled (a hash of its own, not a node's journal: the reservation outlives the
  * node that made it), so that the change applies only while the counter still holds the reservation; a counter
@@ -38,7 +38,6 @@ export type DeferredAdmission =
  */
 @Injectable()
 export class DeferredCharges {
-  private readonly logger = new Logger('DeferredCharges');
   /** Embedded mode: the reservations this process made (the only ones its in-memory counters hold). */
   private readonly heldHere = new Set<string>();
 
@@ -60,18 +59,23 @@ export class DeferredCharges {
     return admission;
   }
 
-  /** The charge, once (a second append of the same id is refused by the store), then the counter. */
-  async settle(reservation: DeferredReservation, charge: CreditsCharged, actor: Actor): Promise<void> {
+  /**
+   * The charge, then the counter: the reservation becomes the credits charged. The store keeps one event per id (a
+   * second append of it changes nothing), so a job run again appends nothing new; `charged` is the job's own note
+   * that its charge is durable, written here between the append and the counters: a run that finds it set (an
+   * earlier run got that far) changes the counter only while the counter still holds the reservation, and never
+   * counts the charge twice.
+   */
+  async settle(
+    reservation: DeferredReservation,
+    charge: CreditsCharged,
+    actor: Actor,
+    charged: { readonly before: boolean; note(): Promise<void> },
+  ): Promise<void> {
     if (charge.data.charge_id !== reservation.chargeId) throw new Error('a deferred charge must carry its reserved id');
-    try {
-      // Its own append, not the group commit's: a refused duplicate must not fail the other calls of a batch.
-      const stream = chargesStream(charge.data.org_id, charge.data.billing_month);
-      await this.store.appendToStream(stream, [toNewEvent(charge, actor, { id: charge.data.charge_id })], 'any');
-    } catch (error) {
-      if (!(error instanceof WrongExpectedVersionError)) throw error;
-      // The id is taken: an earlier run of this job charged it already.
-      this.logger.log(`charge ${reservation.chargeId} was already recorded; not billed again`);
-    }
+    const stream = chargesStream(charge.data.org_id, charge.data.billing_month);
+    await this.store.appendToStream(stream, [toNewEvent(charge, actor, { id: charge.data.charge_id })], 'any');
+    await charged.note();
     if (!reservation.live) return;
     const credits = charge.data.credits;
     const { orgId, month, chargeId } = reservation;
@@ -79,11 +83,14 @@ export class DeferredCharges {
     const seed = () => this.seeds.liveCredits(orgId, month);
     if (this.inMemory) {
       const held = this.heldHere.delete(chargeId);
-      await this.counters.adjust(key, held ? credits - reservation.credits : credits);
+      // Not held here: made before a restart, gone with the counters, which are seeded again from the ledger.
+      if (held) await this.counters.adjust(key, credits - reservation.credits);
+      else if (!charged.before) await this.counters.adjust(key, credits);
       return;
     }
     const journal = this.journal(chargeId)!;
-    await this.counters.adjust(key, credits - reservation.credits, journal);
+    const adjusted = await this.counters.adjust(key, credits - reservation.credits, journal);
+    if (charged.before && adjusted === null) return;
     await this.counters.settle(journal, [{ key, amount: credits, seed }], () =>
       this.seeds.durableChargePosition(chargeId),
     );

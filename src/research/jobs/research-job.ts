@@ -33,6 +33,8 @@ export interface ResearchJob {
   readonly reservedCredits: number;
   /** Set once the run's result is final (before its charge): what it is billed. */
   readonly credits: number | null;
+  /** When its CreditsCharged was known durable (null: not yet, as far as the row knows). */
+  readonly chargedAt: Date | null;
   readonly counts: ResearchCounts | null;
   readonly pricing: PriceItem[] | null;
   readonly content: string | Record<string, unknown> | null;

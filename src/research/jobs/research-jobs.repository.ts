@@ -23,6 +23,7 @@ interface JobRow {
   billing_month: string;
   reserved_credits: number;
   credits: number | null;
+  charged_at: Date | null;
   counts: ResearchCounts | null;
   pricing: PriceItem[] | null;
   content: ResearchJob['content'];
@@ -51,6 +52,7 @@ const toJob = (r: JobRow): ResearchJob => ({
   billingMonth: r.billing_month,
   reservedCredits: r.reserved_credits,
   credits: r.credits,
+  chargedAt: r.charged_at,
   counts: r.counts,
   pricing: r.pricing,
   content: r.content,
@@ -200,6 +202,13 @@ export class ResearchJobsRepository {
       ],
     );
     return updated.rows[0] ? toJob(updated.rows[0]) : null;
+  }
+
+  /** Its charge is durable. */
+  async markCharged(requestId: string): Promise<void> {
+    await this.db.query('UPDATE research_jobs SET charged_at = coalesce(charged_at, now()) WHERE request_id = $1', [
+      requestId,
+    ]);
   }
 
   /** Completed (its charge is durable). */

@@ -160,7 +160,15 @@ export class ResearchRunner implements OnApplicationBootstrap, OnApplicationShut
 
   /** The recorded result's charge (once, whichever run gets here), then `completed`. */
   private async settle(job: ResearchJob): Promise<void> {
-    await this.charges.settle(reservationOf(job), researchCharge(job), { type: 'api_key', id: job.keyId });
+    await this.charges.settle(
+      reservationOf(job),
+      researchCharge(job),
+      { type: 'api_key', id: job.keyId },
+      {
+        before: job.chargedAt !== null,
+        note: () => this.jobs.markCharged(job.requestId),
+      },
+    );
     if (await this.jobs.complete(job.requestId, this.nodeId)) {
       this.progress.publish(job.requestId, { kind: 'finished', status: 'completed' });
     }
