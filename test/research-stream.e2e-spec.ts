@@ -1,7 +1,11 @@
+import { execFile } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
+import { promisify } from 'node:util';
 import { chargesOf } from './support/metering-fixture.js';
 import { type ResearchApp, startResearchApp } from './support/research-app.js';
 import { type TestApp, startTestApp } from './support/test-app.js';
+
+const run = promisify(execFile);
 
 interface RawStream {
   status: number;
@@ -116,6 +120,25 @@ describe('research: stream: true (Server-Sent Events)', () => {
     } finally {
       r.sources.state.failing = false;
     }
+  });
+
+  test('curl -N reads the same stream', async () => {
+    const { stdout } = await run('curl', [
+      '-sN',
+      '-X',
+      'POST',
+      `${r.app.url}/research`,
+      '-H',
+      `Authorization: Bearer ${r.key}`,
+      '-H',
+      'Content-Type: application/json',
+      '-d',
+      JSON.stringify({ input: 'What do wave energy converters do?', stream: true }),
+    ]);
+    const messages = parseMessages(stdout);
+    expect(messages[0]!.data.choices[0].delta.tool_calls.tool_call[0].name).toBe('Planning');
+    expect(messages.some((m) => typeof m.data.choices?.[0].delta.content === 'string')).toBe(true);
+    expect(messages.at(-1)).toEqual({ event: 'done', data: { request_id: expect.any(String), status: 'completed' } });
   });
 
   test('errors before the stream starts are plain JSON with their status (401, 400)', async () => {
