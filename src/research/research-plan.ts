@@ -26,7 +26,10 @@ export function planSubQuestions(input: string, model: ResearchModel): string[] 
   const seen = new Set<string>();
   const unique: string[] = [];
   for (const question of questions) {
-    const key = question.toLowerCase();
+    const key = question
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim();
     if (seen.has(key)) continue;
     seen.add(key);
     unique.push(question);
