@@ -257,6 +257,9 @@ const SCHEMAS: Record<string, JsonSchema> = {
   VerticalResponse: VERTICAL_RESPONSE,
   ...Object.fromEntries(Object.entries(VERTICAL_RESULTS).map(([name, schema]) => [verticalSchemaName(name), schema])),
   KeyUsage: KEY_USAGE,
+  ResearchRequest: { type: 'object', required: ['input'], additionalProperties: true },
+  ResearchSubmitted: { type: 'object', required: ['request_id', 'created_at', 'status', 'input', 'model'] },
+  ResearchTask: { type: 'object', required: ['request_id', 'status', 'created_at', 'response_time'] },
   JsonRpcMessage: JSON_RPC_MESSAGE,
   JsonRpcResponse: JSON_RPC_RESPONSE,
   JsonRpcError: JSON_RPC_ERROR,
@@ -452,6 +455,41 @@ export function openApiDocument(options: OpenApiOptions): JsonSchema {
         request: 'CrawlRequest',
         response: 'CrawlResponse',
       }),
+    },
+    // Issue 16 (research): minimal hand-written entries until the DTO-generated document replaces this file.
+    '/research': {
+      post: metered({
+        operationId: 'research',
+        summary: 'Submit a research task',
+        description:
+          'Runs in the background: plan sub-questions, search, read the best sources, write a cited report. 200 ' +
+          '(not 201: the Python client accepts only 200) with the pending task; with `stream: true`, a ' +
+          "text/event-stream of progress. Reserves the model's most credits (mini 4, pro 18); charged what it " +
+          'ran once completed; a failed task is not billed.',
+        request: 'ResearchRequest',
+        response: 'ResearchSubmitted',
+      }),
+    },
+    '/research/{request_id}': {
+      get: {
+        operationId: 'getResearch',
+        tags: ['Data plane'],
+        summary: 'A research task: status, report and sources',
+        description: "Free, rate limited; needs the research scope. Another organization's task is a 404.",
+        security: API_KEY_SECURITY,
+        parameters: [
+          { name: 'request_id', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'include_usage', in: 'query', required: false, schema: { type: 'boolean' } },
+        ],
+        responses: {
+          '200': { description: 'Completed or failed.', content: json(ref('ResearchTask')) },
+          '202': { description: 'Pending or in progress.', content: json(ref('ResearchTask')) },
+          '401': { $ref: '#/components/responses/InvalidApiKey' },
+          '403': { $ref: '#/components/responses/Forbidden' },
+          '404': errorResponse('Research task not found.'),
+          '429': { $ref: '#/components/responses/TooManyRequests' },
+        },
+      },
     },
     '/usage': {
       get: {
