@@ -92,6 +92,8 @@ describe('research: 200', () => {
     sources.forEach((source, i) => expect(report).toContain(`${i + 1}. [${source.title}](${source.url})`));
     // The pages were fetched from the fixture site (the upstream only named them).
     expect(r.sources.site.requests.some((req) => req.path === '/energy/tidal-power.html')).toBe(true);
+    // The page the search engine listed but the site no longer has was tried, skipped and not billed.
+    expect(r.sources.site.requests.some((req) => req.path === '/energy/retired-page.html')).toBe(true);
 
     // One charge: its searches (basic, 1 credit each) and the sources it read (1 per started block of 5).
     const charges = await chargesFor(r, submitted.body.request_id);

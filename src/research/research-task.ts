@@ -154,9 +154,10 @@ export class ResearchTask {
     // A few more candidates than the limit, so that unreadable pages can be replaced.
     const candidates = order.slice(0, limit * 2).map((url) => byUrl.get(url)!);
     const read: ReadSource[] = [];
-    for (let i = 0; i < candidates.length && read.length < limit; i += EXTRACT_CONCURRENCY) {
+    for (let i = 0; i < candidates.length && read.length < limit;) {
       signal.throwIfAborted();
       const batch = candidates.slice(i, i + Math.min(EXTRACT_CONCURRENCY, limit - read.length));
+      i += batch.length;
       const texts = await Promise.all(batch.map((c) => this.textOf(c.hit, model, signal)));
       batch.forEach((candidate, j) => {
         const text = texts[j];

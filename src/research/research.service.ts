@@ -3,6 +3,7 @@ import { type ArgumentMetadata, BadRequestException, Inject, Injectable } from '
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { errorBody } from '../http/error-body.js';
 import { createValidationPipe } from '../http/validation.pipe.js';
+import { DeferredCharges } from '../metering/deferred/deferred-charges.js';
 import type { MeteredOperationSpec } from '../metering/metered-operation.js';
 import { MeteringException } from '../metering/metering.errors.js';
 import { type MeteredResponse, MeteringPipeline } from '../metering/metering-pipeline.js';
@@ -41,6 +42,7 @@ export class ResearchService {
     private readonly jobs: ResearchJobsRepository,
     private readonly runner: ResearchRunner,
     private readonly task: ResearchTask,
+    private readonly charges: DeferredCharges,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -87,7 +89,7 @@ export class ResearchService {
         const planModel = key.depthLimit === 'basic' ? 'mini' : resolveModel(request.model, request.input);
         const chargeId = randomUUID();
         const reservation = await reserve(chargeId, maximumResearchCredits(planModel));
-        const { job, created } = await this.jobs.insert(
+        const inserted = this.jobs.insert(
           {
             requestId: randomUUID(),
             orgId: key.orgId,
@@ -106,7 +108,13 @@ export class ResearchService {
           },
           this.config.researchRetentionHours,
         );
+        // Not recorded, or another request with this Idempotency-Key recorded its task first: nothing to hold.
+        const { job, created } = await inserted.catch(async (error: unknown) => {
+          await this.charges.release(reservation);
+          throw error;
+        });
         if (created) this.runner.poke();
+        else await this.charges.release(reservation);
         return { status: 200, body: submitted(job, startedAt) };
       },
     );

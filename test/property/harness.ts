@@ -633,8 +633,6 @@ export function checkLedger(plan: Plan, sent: Sent, change: StoreChange): void {
     `events: ${JSON.stringify(change.events.map((e) => e.type))}, counters moved: ${JSON.stringify(moved)}`;
   if (!ok) {
     if (change.events.length > 0 || moved.length > 0) problems.push(`a refused request changed state (${summary()})`);
-  } else if (!route.metered || sent.method !== 'POST') {
-    if (charges.length > 0 || moved.length > 0) problems.push(`an unmetered request charged (${summary()})`);
   } else if (route.deferred) {
     if (charges.length > 0) problems.push(`a deferred submission charged at once (${summary()})`);
     const replayed = header(sent, 'idempotent-replayed') === 'true';
@@ -645,6 +643,8 @@ export function checkLedger(plan: Plan, sent: Sent, change: StoreChange): void {
       const used = Number(header(sent, 'x-credits-used'));
       if (used !== change.quotaAfter[org]) problems.push(`X-Credits-Used ${used} ≠ counter ${change.quotaAfter[org]}`);
     }
+  } else if (!route.metered || sent.method !== 'POST') {
+    if (charges.length > 0 || moved.length > 0) problems.push(`an unmetered request charged (${summary()})`);
   } else if (route.path === '/mcp') {
     const fresh = freshMcpResults(sent);
     if (charges.length !== fresh) problems.push(`${fresh} MCP tool results served, ${charges.length} charges`);

@@ -46,7 +46,8 @@ ${page.paragraphs.map((p) => `<p>${p}</p>`).join('\n')}
 /**
  * The research pages on a FixtureSite, and a SearXNG-format search server (GET /search?format=json, as SearXNG
  * answers it) that returns them for any query: the research task searches it as a configured upstream and then has
- * to fetch and extract each page through the fetcher, as it does for any upstream hit.
+ * to fetch and extract each page through the fetcher, as it does for any upstream hit. Its last result names a page
+ * the site does not have (404).
  */
 export async function startResearchSources() {
   const site = new FixtureSite();
@@ -67,7 +68,15 @@ export async function startResearchSources() {
       response.writeHead(500, { 'content-type': 'text/html' }).end('<h1>Internal Server Error</h1>');
       return;
     }
-    const results = Object.entries(RESEARCH_PAGES).map(([path, page], i) => ({
+    const pages: [string, { title: string; paragraphs: readonly string[] }][] = [
+      ...Object.entries(RESEARCH_PAGES),
+      // Listed by the search engine, gone from the site (404): a task skips it and is not billed for it.
+      [
+        '/energy/retired-page.html',
+        { title: 'Marine energy news (archived)', paragraphs: ['Archived marine energy news.'] },
+      ],
+    ];
+    const results = pages.map(([path, page], i) => ({
       url: site.url(path),
       title: page.title,
       content: page.paragraphs[0],

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { DeferredCharges } from '../../metering/deferred/deferred-charges.js';
 import { ResearchFailure, ResearchTask } from '../research-task.js';
@@ -20,7 +26,7 @@ const UNEXPECTED_FAILURE = 'The research task failed unexpectedly.';
  * then `completed`), or the reservation given back (then `failed`, not billed).
  */
 @Injectable()
-export class ResearchRunner implements OnApplicationBootstrap, OnApplicationShutdown {
+export class ResearchRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('ResearchRunner');
   readonly nodeId = `research-${randomUUID()}`;
   private readonly running = new Map<string, AbortController>();
@@ -47,7 +53,8 @@ export class ResearchRunner implements OnApplicationBootstrap, OnApplicationShut
     this.cleanupTimer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before the database, Redis and the extraction pool close (their onApplicationShutdown). */
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     if (this.pollTimer) clearTimeout(this.pollTimer);
     if (this.cleanupTimer) clearInterval(this.cleanupTimer);
