@@ -6,6 +6,7 @@ import { counterKeys } from '../counter-keys.js';
 import { CounterSeeds } from '../counters/counter-seeds.js';
 import { CREDIT_COUNTERS, type CounterJournal, type CreditCounters } from '../counters/credit-counters.js';
 import { MemoryCreditCounters } from '../counters/memory-credit-counters.js';
+import { QUOTA_GATE, type QuotaGate } from '../leases/quota-gate.js';
 import { type CreditsCharged, chargesStream } from '../events/credits-charged.event.js';
 
 /** What a deferred call reserved at submission, as its job keeps it. */
@@ -45,6 +46,7 @@ export class DeferredCharges {
     @Inject(CREDIT_COUNTERS) private readonly counters: CreditCounters,
     private readonly seeds: CounterSeeds,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(QUOTA_GATE) private readonly gate: QuotaGate,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -56,6 +58,7 @@ export class DeferredCharges {
     if (!live) return { ok: true, used: await this.counters.read(key, seed) };
     const admission = await this.counters.reserve(key, credits, allowance, seed, this.journal(chargeId));
     if (admission.ok && this.inMemory) this.heldHere.add(chargeId);
+    if (admission.ok) this.gate.observe(key, admission.used);
     return admission;
   }
 
@@ -90,6 +93,7 @@ export class DeferredCharges {
     }
     const journal = this.journal(chargeId)!;
     const adjusted = await this.counters.adjust(key, credits - reservation.credits, journal);
+    if (adjusted !== null) this.gate.observe(key, adjusted);
     if (charged.before && adjusted === null) return;
     await this.counters.settle(journal, [{ key, amount: credits, seed }], () =>
       this.seeds.durableChargePosition(chargeId),
@@ -105,7 +109,8 @@ export class DeferredCharges {
       return;
     }
     // With its journal: only while the counter still holds it; the entry goes with it (back at zero).
-    await this.counters.adjust(key, -reservation.credits, this.journal(reservation.chargeId));
+    const adjusted = await this.counters.adjust(key, -reservation.credits, this.journal(reservation.chargeId));
+    if (adjusted !== null) this.gate.observe(key, adjusted);
   }
 
   private get inMemory(): boolean {
