@@ -1,6 +1,7 @@
 import { Database } from '../src/database/database.js';
 import { MESSAGES } from '../src/metering/metering.errors.js';
 import { ResearchJobsRepository } from '../src/research/jobs/research-jobs.repository.js';
+import { ResearchRunner } from '../src/research/jobs/research-runner.js';
 import { maximumResearchCredits } from '../src/research/research-pricing.js';
 import { changePlan, chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { type ResearchApp, startResearchApp } from './support/research-app.js';
@@ -162,10 +163,23 @@ describe('research: 200', () => {
     expect(other.status).toBe(422);
   });
 
+  test('a test key: nothing reserved from the live allowance, charged to the test environment', async () => {
+    const { key } = await r.org.key({ environment: 'test' });
+    const usedBefore = await creditsUsed(r);
+    const submitted = await r.submit({ input: 'tidal power', model: 'pro' }, { key });
+    expect(submitted.status).toBe(200);
+    expect(Number(submitted.headers.get('x-credits-used'))).toBe(usedBefore);
+    await r.settled(submitted.body.request_id, { key });
+    const [charge] = await chargesFor(r, submitted.body.request_id);
+    expect(charge).toMatchObject({ key_environment: 'test', operation: 'research', depth: 'pro' });
+    expect(await creditsUsed(r)).toBe(usedBefore);
+  });
+
   test('GET /usage counts research in research_usage; the ledger lists it by operation', async () => {
     const usage = await call(r.app.url, 'GET', '/usage', { token: r.key });
+    // Every live research charge of this suite is r.key's (the test key's are not in the account's live figures).
     const research = (await chargesOf(r.app, r.org.orgId))
-      .filter((c) => c.operation === 'research')
+      .filter((c) => c.operation === 'research' && c.key_environment === 'live')
       .reduce((sum, c) => sum + c.credits, 0);
     expect(research).toBeGreaterThan(0);
     expect(usage.body.account.research_usage).toBe(research);
@@ -200,6 +214,27 @@ describe('research: 202 (a task no node has run yet)', () => {
     });
     expect(typeof pending.body.response_time).toBe('number');
     expect(await chargesOf(r.app, r.org.orgId)).toEqual([]);
+  });
+
+  test('a task that expires before any node ran it fails, unbilled, its reservation given back', async () => {
+    const usedBefore = await creditsUsed(r);
+    const submitted = await r.submit({ input: 'tides', model: 'pro' });
+    expect(await creditsUsed(r)).toBe(usedBefore + maximumResearchCredits('pro'));
+    const db = r.app.app.get(Database);
+    await db.query(`UPDATE research_jobs SET expires_at = now() - interval '1 second' WHERE request_id = $1`, [
+      submitted.body.request_id,
+    ]);
+    await r.app.app.get(ResearchRunner).cleanUp();
+    expect(await chargesOf(r.app, r.org.orgId)).toEqual([]);
+    expect(await creditsUsed(r)).toBe(usedBefore);
+    expect(
+      (
+        await db.query('SELECT count(*)::int AS n FROM research_jobs WHERE request_id = $1', [
+          submitted.body.request_id,
+        ])
+      ).rows[0]!.n,
+    ).toBe(0);
+    expect((await r.get(submitted.body.request_id)).status).toBe(404);
   });
 });
 

@@ -165,6 +165,7 @@ export class ResearchJobsRepository {
        WHERE request_id = (
          SELECT request_id FROM research_jobs
          WHERE (status = 'pending' OR (status = 'in_progress' AND lease_expires_at < now()))
+           AND expires_at > now()
            AND ($3::uuid IS NULL OR request_id = $3::uuid)
          ORDER BY created_at
          LIMIT 1
@@ -240,6 +241,21 @@ export class ResearchJobsRepository {
        WHERE request_id = $1 AND lease_owner = $2 AND status = 'in_progress'`,
       [requestId, owner],
     );
+  }
+
+  /**
+   * Jobs past their retention that never ran to a result (no node ran them in time): failed, so that nobody bills
+   * a task its owner can no longer see. Their reservations are for the caller to give back.
+   */
+  async failExpired(): Promise<ResearchJob[]> {
+    const result = await this.db.query<JobRow>(
+      `UPDATE research_jobs SET status = 'failed', error = 'The research task expired before it could run.',
+         finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
+       WHERE expires_at < now() AND credits IS NULL
+         AND (status = 'pending' OR (status = 'in_progress' AND lease_expires_at < now()))
+       RETURNING *`,
+    );
+    return result.rows.map(toJob);
   }
 
   /** Jobs past their retention; their reservations were settled or released when they finished. */

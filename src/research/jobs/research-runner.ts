@@ -46,7 +46,7 @@ export class ResearchRunner implements OnApplicationBootstrap, BeforeApplication
   onApplicationBootstrap(): void {
     if (this.config.researchConcurrency > 0) this.schedule(0);
     const cleanup = () => {
-      this.jobs.deleteExpired().catch((error: unknown) => this.logger.warn(`cleanup failed: ${String(error)}`));
+      this.cleanUp().catch((error: unknown) => this.logger.warn(`cleanup failed: ${String(error)}`));
     };
     cleanup();
     this.cleanupTimer = setInterval(cleanup, CLEANUP_MS);
@@ -64,6 +64,12 @@ export class ResearchRunner implements OnApplicationBootstrap, BeforeApplication
       controller.abort(new Error('shutting down'));
       await this.jobs.requeue(requestId, this.nodeId).catch(() => {});
     }
+  }
+
+  /** Past their retention: tasks that never ran fail (their reservations given back), then every row goes. */
+  async cleanUp(): Promise<void> {
+    for (const job of await this.jobs.failExpired()) await this.charges.release(reservationOf(job));
+    await this.jobs.deleteExpired();
   }
 
   /** Whether this node is running the job now. */
