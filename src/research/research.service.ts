@@ -134,11 +134,6 @@ export class ResearchService {
     const running = job.status === 'pending' || job.status === 'in_progress';
     return { status: running ? 202 : 200, body: taskView(job, includeUsage), headers };
   }
-
-  /** The task as it stands, for a stream that did not see it finish on this node. */
-  async current(requestId: string): Promise<ResearchJob | null> {
-    return this.jobs.find(requestId);
-  }
 }
 
 /** Scope, depth and estimate of research in the pipeline's terms; the price is the job's (see research-pricing). */
