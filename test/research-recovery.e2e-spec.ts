@@ -109,6 +109,33 @@ describe('research: recovery after a worker dies', () => {
     expect(await usedNow()).toBe(usedBefore);
   });
 
+  test('two nodes running tasks claim each one once: every task completed, claimed once, billed once', async () => {
+    const c = await startTestApp({
+      schema: a.app.schema,
+      env: {
+        SMTP_URL: a.smtp.url,
+        SEARXNG_URL: a.sources.searxngUrl,
+        FETCH_ALLOW_HOSTS: '127.0.0.1,localhost',
+        RESEARCH_POLL_MS: '50',
+      },
+    });
+    try {
+      const usedBefore = await usedNow();
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++)
+        ids.push((await a.submit({ input: `tidal power ${i}`, model: 'mini' })).body.request_id);
+      const done = await Promise.all(ids.map((id) => a.settled(id, { timeoutMs: 30_000 })));
+      expect(done.map((d) => d.body.status)).toEqual(ids.map(() => 'completed'));
+      for (const id of ids) expect((await row(id)).attempts).toBe(1);
+      const charges = (await chargesOf(a.app, a.org.orgId)).filter((ch) => ids.includes(ch.request_id));
+      expect(charges.map((ch) => ch.request_id).sort()).toEqual([...ids].sort());
+      const billed = charges.reduce((sum, ch) => sum + ch.credits, 0);
+      expect(await usedNow()).toBe(usedBefore + billed);
+    } finally {
+      await c.close();
+    }
+  }, 60_000);
+
   test('an upstream that fails fails the task: not billed, reservation given back', async () => {
     const usedBefore = await usedNow();
     a.sources.state.failing = true;
