@@ -122,6 +122,29 @@ describe('research: stream: true (Server-Sent Events)', () => {
     }
   });
 
+  test('a client that goes away stops only its stream: the task completes and is billed once', async () => {
+    const requestId = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest(
+        new URL('/research', r.app.url),
+        { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${r.key}` } },
+        (res) => {
+          res.setEncoding('utf8');
+          res.once('data', (chunk: string) => {
+            const id = (JSON.parse(chunk.split('\n')[0]!.slice('data: '.length)) as { id: string }).id;
+            req.destroy();
+            resolve(id);
+          });
+        },
+      );
+      req.on('error', () => {}); // the destroy above
+      req.on('timeout', reject);
+      req.end(JSON.stringify({ input: 'How does tidal power work?', stream: true }));
+    });
+    const done = await r.settled(requestId);
+    expect(done.body.status).toBe('completed');
+    expect((await chargesOf(r.app, r.org.orgId)).filter((c) => c.request_id === requestId)).toHaveLength(1);
+  });
+
   test('curl -N reads the same stream', async () => {
     const { stdout } = await run('curl', [
       '-sN',
