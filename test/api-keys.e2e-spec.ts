@@ -37,7 +37,7 @@ describe('/orgs/{org_id}/api-keys', () => {
         environment: 'live',
         project_id: owner.projectId,
         status: 'active',
-        scopes: ['search', 'verticals', 'extract', 'map', 'crawl', 'mcp'],
+        scopes: ['search', 'verticals', 'extract', 'map', 'crawl', 'mcp', 'research'],
         depth_limit: null,
         last_used_at: null,
         revoked_at: null,

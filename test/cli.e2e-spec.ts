@@ -232,7 +232,7 @@ describe('operator CLI', () => {
     const json = await cli('key', 'create', org.id, '--project', projectId, '--name', 'Live', '--json');
     const body = JSON.parse(json.stdout) as { id: string; key: string; prefix: string; scopes: string[] };
     expect(body.key).toMatch(/^sk_live_/);
-    expect(body.scopes).toEqual(['search', 'verticals', 'extract', 'map', 'crawl', 'mcp']);
+    expect(body.scopes).toEqual(['search', 'verticals', 'extract', 'map', 'crawl', 'mcp', 'research']);
     expect(json.stdout).not.toContain('key_hash');
   });
 

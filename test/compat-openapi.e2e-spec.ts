@@ -14,6 +14,7 @@ import { createValidationPipe } from '../src/http/validation.pipe.js';
 import { CreateKeyDto, RenameKeyDto } from '../src/keys/dto/key.dto.js';
 import { mcpTools } from '../src/mcp/mcp-tools.js';
 import { CreateProjectDto } from '../src/projects/dto/create-project.dto.js';
+import { ResearchRequestDto } from '../src/research/dto/research-request.dto.js';
 import { SearchRequestDto } from '../src/search/dto/search-request.dto.js';
 import { VerticalRequestDto } from '../src/verticals/dto/vertical-request.dto.js';
 import { FixtureSite } from './support/fixture-site.js';
@@ -51,6 +52,7 @@ const BODIES: [Type, string, Record<string, unknown>][] = [
   [MapRequestDto, 'MapRequest', { url: 'https://example.com/' }],
   [CrawlRequestDto, 'CrawlRequest', { url: 'https://example.com/' }],
   [VerticalRequestDto, 'VerticalRequest', { query: 'q' }],
+  [ResearchRequestDto, 'ResearchRequest', { input: 'q' }],
   [RequestMagicLinkDto, 'RequestMagicLink', { email: 'a@example.com' }],
   [VerifyMagicLinkDto, 'VerifyMagicLink', { token: 't' }],
   [CreateOrganizationDto, 'CreateOrganization', { name: 'n' }],
@@ -199,6 +201,16 @@ describe('the OpenAPI document and the docs page', () => {
     });
     expect(crawled.body.results.length).toBeGreaterThan(0);
     valid('CrawlResponse', crawled);
+    const submitted = await call(app.url, 'POST', '/research', {
+      token: key,
+      body: { input: 'harbour sea wall vote' },
+    });
+    valid('ResearchSubmitted', submitted);
+    const task = await call(app.url, 'GET', `/research/${submitted.body.request_id}?include_usage=true`, {
+      token: key,
+    });
+    expect([200, 202]).toContain(task.status);
+    valid('ResearchTask', task);
     valid('KeyUsage', await call(app.url, 'GET', '/usage', { token: key }));
     valid('OrgUsage', await call(app.url, 'GET', `/orgs/${org.orgId}/usage`, session));
     valid('LedgerPage', await call(app.url, 'GET', `/orgs/${org.orgId}/ledger`, session));

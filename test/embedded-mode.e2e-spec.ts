@@ -34,7 +34,15 @@ describe('embedded mode', () => {
       expect(demoKey).toMatch(/^sk_live_[0-9A-Za-z]{32}$/);
       const record = await first.get(KeyLookupService).lookup(demoKey!);
       expect(record).toMatchObject({ environment: 'live', status: 'active', depthLimit: null });
-      expect([...(record?.scopes ?? [])].sort()).toEqual(['crawl', 'extract', 'map', 'mcp', 'search', 'verticals']);
+      expect([...(record?.scopes ?? [])].sort()).toEqual([
+        'crawl',
+        'extract',
+        'map',
+        'mcp',
+        'research',
+        'search',
+        'verticals',
+      ]);
       const portFile = JSON.parse(await readFile(path.join(dataDir, 'embedded-postgres.json'), 'utf8')) as {
         connectionString: string;
       };

@@ -122,5 +122,5 @@ export interface LedgerEntry {
   depth: string | null;
 }
 
-export const SCOPES = ['search', 'verticals', 'extract', 'map', 'crawl', 'mcp'] as const;
-export const OPERATIONS = ['search', 'vertical', 'extract', 'map', 'crawl'] as const;
+export const SCOPES = ['search', 'verticals', 'extract', 'map', 'crawl', 'mcp', 'research'] as const;
+export const OPERATIONS = ['search', 'vertical', 'extract', 'map', 'crawl', 'research'] as const;

@@ -23,6 +23,7 @@ import { OpenApiModule } from '../openapi/openapi.module.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { RedisModule } from '../redis/redis.module.js';
+import { ResearchModule } from '../research/research.module.js';
 import { SearchModule } from '../search/search.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { VerticalsModule } from '../verticals/verticals.module.js';
@@ -53,6 +54,7 @@ export class AppModule {
         CrawlModule,
         SearchModule,
         VerticalsModule,
+        ResearchModule,
         McpModule,
         OpenApiModule,
         HealthModule,

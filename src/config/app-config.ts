@@ -223,6 +223,41 @@ export class EnvironmentVariables {
   @Max(300000)
   LLM_TIMEOUT_MS?: number;
 
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(8760)
+  RESEARCH_RETENTION_HOURS?: number;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(64)
+  RESEARCH_CONCURRENCY?: number;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1000)
+  @Max(3600000)
+  RESEARCH_LEASE_MS?: number;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(50)
+  @Max(600000)
+  RESEARCH_POLL_MS?: number;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  RESEARCH_MAX_ATTEMPTS?: number;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsUrl({ require_tld: false, require_protocol: true }, { message: 'SEARXNG_URL must be an absolute http(s) URL' })
@@ -315,6 +350,16 @@ export interface AppConfig {
   readonly llmModel: string;
   readonly llmApiKey: string | null;
   readonly llmTimeoutMs: number;
+  /** How long a research task (its report, sources and status) is kept after it was submitted. */
+  readonly researchRetentionHours: number;
+  /** Research tasks this node runs at once; 0: this node runs none (it still accepts and serves them). */
+  readonly researchConcurrency: number;
+  /** A running task's lease: a node that stops renewing it for this long loses the task to another node. */
+  readonly researchLeaseMs: number;
+  /** How often an idle node looks for tasks to run. */
+  readonly researchPollMs: number;
+  /** Runs a task may start (crashes, lost leases) before it is failed for good. */
+  readonly researchMaxAttempts: number;
   /** A self-hosted SearXNG (`{searxngUrl}/search?format=json`); null: not asked. */
   readonly searxngUrl: string | null;
   /** Brave Search API subscription token; null: Brave is not asked. */
@@ -390,6 +435,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     llmModel: vars.LLM_MODEL ?? 'gpt-4o-mini',
     llmApiKey: vars.LLM_API_KEY ?? null,
     llmTimeoutMs: vars.LLM_TIMEOUT_MS ?? 20000,
+    researchRetentionHours: vars.RESEARCH_RETENTION_HOURS ?? 168,
+    researchConcurrency: vars.RESEARCH_CONCURRENCY ?? 2,
+    researchLeaseMs: vars.RESEARCH_LEASE_MS ?? 30000,
+    researchPollMs: vars.RESEARCH_POLL_MS ?? 1000,
+    researchMaxAttempts: vars.RESEARCH_MAX_ATTEMPTS ?? 3,
     searxngUrl: vars.SEARXNG_URL ? vars.SEARXNG_URL.replace(/\/+$/, '') : null,
     braveApiKey: vars.BRAVE_API_KEY ?? null,
     braveBaseUrl: (vars.BRAVE_BASE_URL ?? 'https://api.search.brave.com').replace(/\/+$/, ''),

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { ProjectionRunner } from '../../projections/projection-runner.js';
 import { Database } from '../database/database.js';
 import { hashApiKey, parseApiKey } from './api-key-secret.js';
-import type { KeyEnvironment, KeyRevoked, KeyScope } from './events/key.events.js';
+import { type KeyEnvironment, type KeyRevoked, type KeyScope, effectiveScopes } from './events/key.events.js';
 import { KeyCacheInvalidation } from './key-cache-invalidation.js';
 import type { KeyRecord } from './key-record.js';
 
@@ -67,7 +67,7 @@ export class KeyLookupService {
       orgId: row.org_id,
       projectId: row.project_id,
       environment: row.environment,
-      scopes: row.scopes,
+      scopes: effectiveScopes(row.scopes),
       depthLimit: row.depth_limit,
       status: row.status,
     };

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Queryable } from '../database/database.js';
 import { Database } from '../database/database.js';
 import type { ApiKeyDto } from './dto/key-response.dto.js';
+import { effectiveScopes } from './events/key.events.js';
 
 
 interface KeyRow {
@@ -27,7 +28,7 @@ const toView = (r: KeyRow): ApiKeyDto => ({
   prefix: r.prefix,
   environment: r.environment,
   project_id: r.project_id,
-  scopes: r.scopes,
+  scopes: effectiveScopes(r.scopes),
   depth_limit: r.depth_limit,
   status: r.status,
   created_at: r.created_at.toISOString(),

@@ -8,6 +8,9 @@ export interface UsageCounts {
   failed_urls?: number;
   pages?: number;
   results?: number;
+  /** Research: the searches a task ran and the sources it read. */
+  searches?: number;
+  sources?: number;
 }
 
 type Body = Record<string, unknown>;

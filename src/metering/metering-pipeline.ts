@@ -4,10 +4,12 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { isUnavailableDependency } from '../http/unavailable-dependency.js';
 import { parseApiKey } from '../keys/api-key-secret.js';
 import { KeyLookupService } from '../keys/key-lookup.service.js';
+import type { KeyScope } from '../keys/events/key.events.js';
 import type { KeyRecord } from '../keys/key-record.js';
 import { ChargeWriter } from './charge-writer.js';
 import { billingMonth, counterKeys } from './counter-keys.js';
 import { CounterSeeds } from './counters/counter-seeds.js';
+import { DeferredCharges, type DeferredReservation } from './deferred/deferred-charges.js';
 import {
   CREDIT_COUNTERS,
   type CreditCounters,
@@ -63,6 +65,22 @@ export interface WorkOutcome<Response extends object = Record<string, unknown>> 
 }
 
 export type MeteredResponse = StoredResponse & { readonly headers: Record<string, string> };
+
+/** An admitted call whose work runs later (see MeteringPipeline.submit). */
+export interface DeferredSubmission {
+  readonly caller: Caller;
+  readonly month: string;
+  /**
+   * Reserves `credits` under `chargeId` until the work settles or releases them (DeferredCharges); 402 when they do
+   * not fit the allowance.
+   */
+  reserve(chargeId: string, credits: number): Promise<DeferredReservation>;
+}
+
+export interface SubmittedWork {
+  readonly status: number;
+  readonly body: object;
+}
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -126,7 +144,62 @@ export class MeteringPipeline {
     @Inject(IDEMPOTENCY_STORE) private readonly idempotency: IdempotencyStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly inflight: InflightCalls,
+    private readonly deferred: DeferredCharges,
   ) {}
+
+  /**
+   * A call whose work runs after its response, on any node (research tasks): admitted (401, 403, 429) and its
+   * Idempotency-Key claimed (a replay answers the first response) like any call; `submit` reserves the most the
+   * work can cost (402) and records the work. Nothing is charged here: the work's run settles the reservation into
+   * its one CreditsCharged, or gives it back (DeferredCharges).
+   */
+  async submit(
+    call: MeteredCall,
+    submit: (submission: DeferredSubmission) => Promise<SubmittedWork>,
+  ): Promise<MeteredResponse> {
+    const admitted = await this.admit(call);
+    const replay = await this.claim(call, admitted);
+    if (replay) return replay;
+    const { caller, month, quota } = admitted;
+    let used: number | null = null;
+    try {
+      const submitted = await submit({
+        caller,
+        month,
+        reserve: async (chargeId, credits) => {
+          const reservation = { chargeId, orgId: caller.key.orgId, month, live: quota.live, credits };
+          const admission = await this.deferred.reserve(reservation, quota.limit);
+          if (!admission.ok) {
+            const headers = { ...admitted.headers, ...usageHeaders(quota.limit, admission.used) };
+            throw MeteringException.of(402, MESSAGES.quotaExhausted, headers, {
+              credits_used: admission.used,
+              credits_limit: quota.limit,
+            });
+          }
+          used = admission.used;
+          return reservation;
+        },
+      });
+      used ??= await this.quotas.usedNow(quota.key, quota.seed);
+      const response: MeteredResponse = {
+        status: submitted.status,
+        body: submitted.body,
+        headers: { ...admitted.headers, ...usageHeaders(quota.limit, used) },
+      };
+      if (admitted.claim) {
+        const { key, fingerprint } = admitted.claim;
+        await this.idempotency
+          .complete(key, fingerprint, response)
+          .catch((error: unknown) =>
+            this.logger.warn(`completing an Idempotency-Key failed: ${(error as Error).message}`),
+          );
+      }
+      return response;
+    } catch (error) {
+      if (admitted.claim) await this.idempotency.release(admitted.claim.key).catch(() => {});
+      throw MeteringException.withHeaders(error, admitted.headers);
+    }
+  }
 
   async execute(call: MeteredCall, work: (caller: Caller) => Promise<WorkOutcome>): Promise<MeteredResponse> {
     const admitted = await this.admit(call);
@@ -356,9 +429,13 @@ export class MeteringPipeline {
     );
   }
 
-  /** Authentication and the rate limit alone, for free routes (GET /usage). */
-  async authenticateAndLimit(apiKey: string | null): Promise<{ caller: Caller; headers: Record<string, string> }> {
+  /** Authentication, the scope when one is named (403), and the rate limit, for free routes (GET /usage). */
+  async authenticateAndLimit(
+    apiKey: string | null,
+    scope: KeyScope | null = null,
+  ): Promise<{ caller: Caller; headers: Record<string, string> }> {
     const caller = await this.authenticate(apiKey);
+    if (scope && !caller.key.scopes.includes(scope)) throw missingScope(scope);
     const { headers } = await this.rateLimit(caller);
     return { caller, headers };
   }
@@ -374,9 +451,7 @@ export class MeteringPipeline {
   }
 
   private authorize(key: KeyRecord, spec: MeteredOperationSpec, body: Record<string, unknown>): void {
-    if (!key.scopes.includes(spec.scope)) {
-      throw MeteringException.of(403, `Forbidden: this API key does not have the '${spec.scope}' scope.`, {});
-    }
+    if (!key.scopes.includes(spec.scope)) throw missingScope(spec.scope);
     const field = spec.operation === 'search' ? 'search_depth' : 'extract_depth';
     if (key.depthLimit === 'basic' && body[field] === 'advanced') {
       throw MeteringException.of(
@@ -437,6 +512,10 @@ export class MeteringPipeline {
       }
     }
   }
+}
+
+function missingScope(scope: KeyScope): MeteringException {
+  return MeteringException.of(403, `Forbidden: this API key does not have the '${scope}' scope.`, {});
 }
 
 function replayOf(response: StoredResponse): MeteredResponse {

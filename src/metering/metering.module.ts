@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { REDIS, type RedisClient } from '../redis/redis.module.js';
+import { DeferredCharges } from './deferred/deferred-charges.js';
 import { ChargeWriter } from './charge-writer.js';
 import { CounterSeeds } from './counters/counter-seeds.js';
 import { CREDIT_COUNTERS } from './counters/credit-counters.js';
@@ -32,6 +33,7 @@ import { UsageController } from './usage.controller.js';
   providers: [
     MeteringPipeline,
     MeteredInterceptor,
+    DeferredCharges,
     ChargeWriter,
     CounterSeeds,
     InflightCalls,
@@ -79,6 +81,6 @@ import { UsageController } from './usage.controller.js';
         redis ? new RedisIdempotencyStore(redis) : new PostgresIdempotencyStore(db),
     },
   ],
-  exports: [MeteringPipeline, MeteredInterceptor, CREDIT_COUNTERS],
+  exports: [MeteringPipeline, MeteredInterceptor, CREDIT_COUNTERS, DeferredCharges],
 })
 export class MeteringModule {}

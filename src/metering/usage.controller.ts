@@ -17,7 +17,7 @@ import { billingMonth } from './counter-keys.js';
 import { MeteringPipeline } from './metering-pipeline.js';
 import { takeApiKey } from './take-api-key.js';
 
-const OPERATIONS = ['search', 'extract', 'crawl', 'map'] as const;
+const OPERATIONS = ['search', 'extract', 'crawl', 'map', 'research'] as const;
 
 /**
  * GET /usage with an API key (compat-reference.md section 4): this key's and its organization's credits this month.
@@ -103,6 +103,5 @@ function perOperation(byOperation: Map<string, number>): Record<string, number> 
   const figures: Record<string, number> = {};
   for (const operation of OPERATIONS) figures[`${operation}_usage`] = byOperation.get(operation) ?? 0;
   figures.search_usage = (figures.search_usage ?? 0) + (byOperation.get('vertical') ?? 0);
-  figures.research_usage = 0;
   return figures;
 }

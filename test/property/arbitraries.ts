@@ -382,6 +382,19 @@ export const verticalBody = (ctx: FuzzContext, bias: Bias) =>
   );
 
 /** A vertical path segment: a real vertical mostly, else an unknown or tricky name. */
+/** POST /research without `stream` (the fuzz app runs no tasks, so a stream would only end with its client). */
+export const researchBody = (_ctx: FuzzContext, bias: Bias) =>
+  dtoBody(
+    {
+      input: text(4000),
+      model: one(['mini', 'pro', 'auto'], ['max', '', 'PRO']),
+      citation_format: one(['numbered', 'mla', 'apa', 'chicago'], ['harvard', '']),
+      output_schema: fc.constantFrom({ type: 'object' }, 'schema', null),
+    },
+    ['input'],
+    bias,
+  );
+
 export const verticalName = fc.oneof(
   { weight: 10, arbitrary: fc.constantFrom(...VERTICALS) },
   {
@@ -790,6 +803,11 @@ export interface RouteSpec {
   readonly auth: RouteAuth;
   /** Goes through the metering pipeline: a 2xx charges exactly once, anything else charges nothing. */
   readonly metered?: boolean;
+  /**
+   * Metered as a deferred call (research): a 2xx charges nothing yet and reserves the most the work can cost (a live
+   * key's counter moves by that); anything else changes nothing.
+   */
+  readonly deferred?: boolean;
   readonly write?: WriteKind;
   /** Ends the session it is given: only ever given a fresh one, so that the suite's sessions live on. */
   readonly endsSession?: boolean;
@@ -821,6 +839,14 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'POST', path: '/map', auth: 'apiKey', metered: true, body: mapBody },
   { method: 'POST', path: '/crawl', auth: 'apiKey', metered: true, body: crawlBody },
   { method: 'GET', path: '/usage', auth: 'apiKey' },
+  { method: 'POST', path: '/research', auth: 'apiKey', deferred: true, body: researchBody },
+  {
+    method: 'GET',
+    path: '/research/{request_id}',
+    auth: 'apiKey',
+    query: ['include_usage'],
+    params: { request_id: fc.oneof(fc.uuid(), junkSegment) },
+  },
   {
     method: 'POST',
     path: '/mcp',
@@ -1000,7 +1026,7 @@ export const unknownPath: fc.Arbitrary<string> = fc.oneof(
     '/%2e%2e/%2e%2e/etc/passwd',
     '/api-keys',
     '/v1/search',
-    '/research',
+    '/research/x/y',
     '/usage/x',
   ),
 );

@@ -17,6 +17,7 @@ import { REDIS, type RedisClient } from '../../src/redis/redis.module.js';
 import { FixtureSite } from '../support/fixture-site.js';
 import { changePlan } from '../support/metering-fixture.js';
 import { SmtpSink } from '../support/smtp-sink.js';
+import { maximumResearchCredits } from '../../src/research/research-pricing.js';
 import { type TestApp, call, dropSchema, signIn, startTestApp } from '../support/test-app.js';
 import { UpstreamServer } from '../support/upstream-servers.js';
 import {
@@ -159,6 +160,8 @@ export async function startFuzzApp(): Promise<FuzzApp> {
       SERPAPI_API_KEY: SERPAPI_KEY,
       SERPAPI_BASE_URL: serpapi.url,
       UPSTREAM_TIMEOUT_MS: '3000',
+      // Research tasks are accepted (and reserved) but never run here: their charges would land in other calls' checks.
+      RESEARCH_CONCURRENCY: '0',
       LLM_TIMEOUT_MS: '2000',
       // FUZZ_LOG_LEVEL=error shows the server's side of a failure.
       ...(process.env.FUZZ_LOG_LEVEL ? { LOG_LEVEL: process.env.FUZZ_LOG_LEVEL } : {}),
@@ -630,6 +633,16 @@ export function checkLedger(plan: Plan, sent: Sent, change: StoreChange): void {
     `events: ${JSON.stringify(change.events.map((e) => e.type))}, counters moved: ${JSON.stringify(moved)}`;
   if (!ok) {
     if (change.events.length > 0 || moved.length > 0) problems.push(`a refused request changed state (${summary()})`);
+  } else if (route.deferred) {
+    if (charges.length > 0) problems.push(`a deferred submission charged at once (${summary()})`);
+    const replayed = header(sent, 'idempotent-replayed') === 'true';
+    const reservations = [maximumResearchCredits('mini'), maximumResearchCredits('pro')];
+    if (moved.length > (replayed ? 0 : 1)) problems.push(`a deferred submission moved counters (${summary()})`);
+    for (const [org, delta] of moved) {
+      if (!reservations.includes(delta)) problems.push(`a deferred submission reserved ${delta} (${summary()})`);
+      const used = Number(header(sent, 'x-credits-used'));
+      if (used !== change.quotaAfter[org]) problems.push(`X-Credits-Used ${used} ≠ counter ${change.quotaAfter[org]}`);
+    }
   } else if (!route.metered || sent.method !== 'POST') {
     if (charges.length > 0 || moved.length > 0) problems.push(`an unmetered request charged (${summary()})`);
   } else if (route.path === '/mcp') {

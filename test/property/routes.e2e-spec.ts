@@ -47,7 +47,7 @@ describe('property: every route, any input', () => {
         .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
     expect(metered.sort()).toEqual(
-      ROUTES.filter((r) => r.metered && r.path !== '/mcp')
+      ROUTES.filter((r) => (r.metered || r.deferred) && r.path !== '/mcp')
         .map(routeKey)
         .sort(),
     );

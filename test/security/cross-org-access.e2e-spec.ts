@@ -306,7 +306,11 @@ describe('security: cross-organization access and credential confusion', () => {
   describe('the credentials of one plane never open the other', () => {
     /** Concrete paths for a route pattern, with Alice's own ids, so that only the credential can be wrong. */
     const concrete = (path: string) =>
-      path.replace('{org_id}', alice.orgId).replace('{key_id}', alice.keyId).replace('{vertical}', 'news');
+      path
+        .replace('{org_id}', alice.orgId)
+        .replace('{key_id}', alice.keyId)
+        .replace('{vertical}', 'news')
+        .replace('{request_id}', '00000000-0000-4000-8000-000000000000');
 
     test('every control-plane route refuses a missing session, an API key (in any position) and a bogus session with 401', async () => {
       const sessionRoutes = documented.filter((o) => o.schemes.includes('sessionBearer')).map((o) => o.id);
@@ -359,6 +363,8 @@ describe('security: cross-organization access and credential confusion', () => {
           'POST /mcp',
           'POST /search',
           'POST /search/{vertical}',
+          'POST /research',
+          'GET /research/{request_id}',
         ].sort(),
       );
       const bodies: Record<string, unknown> = {
@@ -367,6 +373,7 @@ describe('security: cross-organization access and credential confusion', () => {
         'POST /extract': { urls: ['https://example.com/'] },
         'POST /map': { url: 'https://example.com/' },
         'POST /crawl': { url: 'https://example.com/' },
+        'POST /research': { input: 'x' },
         'POST /mcp': {
           jsonrpc: '2.0',
           id: 1,

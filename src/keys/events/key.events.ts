@@ -6,8 +6,20 @@ export const KEY_ENVIRONMENTS = ['live', 'test'] as const;
 export type KeyEnvironment = (typeof KEY_ENVIRONMENTS)[number];
 
 /** Scopes are per data-plane operation. */
-export const KEY_SCOPES = ['search', 'verticals', 'extract', 'map', 'crawl', 'mcp'] as const;
+export const KEY_SCOPES = ['search', 'verticals', 'extract', 'map', 'crawl', 'mcp', 'research'] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
+
+/** Every scope that existed before `research` was added: a key created with all of them has `research` too. */
+export const SCOPES_BEFORE_RESEARCH: readonly KeyScope[] = ['search', 'verticals', 'extract', 'map', 'crawl', 'mcp'];
+
+/**
+ * The scopes a key holds. Keys created before the `research` scope existed with every scope of their day (the
+ * default, and the demo key) hold `research` as well; keys given a narrower list do not.
+ */
+export function effectiveScopes<S extends string>(scopes: readonly S[]): (S | 'research')[] {
+  const all = SCOPES_BEFORE_RESEARCH.every((scope) => (scopes as readonly string[]).includes(scope));
+  return all && !(scopes as readonly string[]).includes('research') ? [...scopes, 'research'] : [...scopes];
+}
 
 export type KeyCreated = DomainEvent<
   'KeyCreated',

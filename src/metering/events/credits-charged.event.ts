@@ -3,7 +3,7 @@ import type { KeyEnvironment } from '../../keys/events/key.events.js';
 
 export const chargesStream = (orgId: string, billingMonth: string) => `charges-${orgId}-${billingMonth}`;
 
-export type MeteredOperation = 'search' | 'vertical' | 'extract' | 'map' | 'crawl';
+export type MeteredOperation = 'search' | 'vertical' | 'extract' | 'map' | 'crawl' | 'research';
 
 /** One line of a call's price, e.g. `{ item: 'search:advanced', credits: 2 }` or `{ item: 'answer:basic', credits: 1 }`. */
 export interface PriceItem {
@@ -42,7 +42,14 @@ export type CreditsCharged = DomainEvent<
     /** UTC calendar month the charge counts against, 'YYYY-MM'. */
     billing_month: string;
     /** The counts that priced the call. */
-    counts: { successful_urls?: number; failed_urls?: number; pages?: number; results?: number };
+    counts: {
+      successful_urls?: number;
+      failed_urls?: number;
+      pages?: number;
+      results?: number;
+      searches?: number;
+      sources?: number;
+    };
     pricing: { items: PriceItem[]; units: UnitCharge | null };
   }
 >;

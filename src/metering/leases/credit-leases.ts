@@ -371,6 +371,12 @@ export class CreditLeases implements QuotaGate {
     return account ? Math.max(counted, account.lastUsed + account.unsettled) : counted;
   }
 
+  /** A fresh reading of the charged total (another path changed the counter): usage headers show it at once. */
+  observe(key: string, used: number): void {
+    const account = this.accounts.get(key);
+    if (account) account.lastUsed = used;
+  }
+
   private startRefill(account: Account, request: QuotaRequest, blocking: boolean): Promise<Refill> {
     const refill = this.grant(account, request, blocking).finally(() => {
       if (account.refill === refill) account.refill = null;

@@ -36,6 +36,8 @@ export interface QuotaGate {
   reserve(request: QuotaRequest): Promise<Admission>;
   /** The credits used of the counter `key`, as this node knows them (its own charges included, counted or not). */
   usedNow(key: string, seed: Seed): Promise<number>;
+  /** The counter `key` was changed outside the gate (a deferred call's reservation or settlement): its value now. */
+  observe(key: string, used: number): void;
 }
 
 export const QUOTA_GATE = Symbol('QUOTA_GATE');
@@ -50,6 +52,9 @@ export class CounterQuotaGate implements QuotaGate {
   usedNow(key: string, seed: Seed): Promise<number> {
     return this.counters.read(key, seed);
   }
+
+  /** Nothing to note: every call reads the counters themselves. */
+  observe(): void {}
 
   async reserve(request: QuotaRequest): Promise<Admission> {
     const { key, amount, allowance, seed } = request;

@@ -11,6 +11,7 @@ const OPERATIONS: Record<MeteredOperation, true> = {
   extract: true,
   map: true,
   crawl: true,
+  research: true,
 };
 export const METERED_OPERATIONS = Object.keys(OPERATIONS) as MeteredOperation[];
 

@@ -1,0 +1,12 @@
+import 'reflect-metadata';
+import { loadConfig } from '/work/main/dist/src/config/app-config.js';
+import { createApp } from '/work/main/dist/src/app/create-app.js';
+const schema = 'scratch_doc_' + Date.now();
+const config = loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test', DATABASE_SCHEMA: schema, LOG_LEVEL: 'silent', DEMO_SEED: 'false' });
+const app = await createApp(config);
+const { OpenApiDocumentService } = await import('/work/main/dist/src/openapi/openapi-document.service.js');
+const doc = await app.get(OpenApiDocumentService).get();
+process.stdout.write(JSON.stringify(doc, null, 1));
+await app.close();
+const pg = (await import('pg')).default; const c = new pg.Client('postgres://postgres@127.0.0.1:5432/test'); await c.connect(); await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`); await c.end();
+process.exit(0);
