@@ -3,7 +3,7 @@
 // The plugin's own metadata generator is used rather than the TypeScript transformer, because jest compiles with
 // SWC, which cannot run a TypeScript plugin: generated once, the same metadata serves `npm run build`,
 // `npx nest build` and jest alike. Skipped when the file is newer than every DTO and controller.
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,15 +25,20 @@ function newestSource(dir) {
   return newest;
 }
 
+const PLACEHOLDER = 'export default async () => ({});\n';
+
+/** When the metadata was last generated (0: never, or only the placeholder of a run that did not finish). */
 const outputTime = (() => {
   try {
-    return statSync(output).mtimeMs;
+    return readFileSync(output, 'utf8') === PLACEHOLDER ? 0 : statSync(output).mtimeMs;
   } catch {
     return 0;
   }
 })();
 if (process.argv.includes('--force') || outputTime <= newestSource(path.join(root, 'src'))) {
   process.chdir(root);
+  // The generator type-checks the program, which imports this file: a fresh clone needs a placeholder first.
+  if (!existsSync(output)) writeFileSync(output, PLACEHOLDER);
   const require = createRequire(import.meta.url);
   const { PluginMetadataGenerator } = require('@nestjs/cli/lib/compiler/plugins/plugin-metadata-generator');
   new PluginMetadataGenerator().generate({
