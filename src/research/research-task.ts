@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { CONTENT_EXTRACTOR, type ContentExtractor } from '../extract/content-extractor.port.js';
-import type { LlmSettings } from '../search/answer/llm-answer.js';
+import type { LlmSettings } from '../llm/chat-completion.js';
 import type { SearchHit } from '../search/providers/search-provider.port.js';
 import { SearchService } from '../search/search.service.js';
 import type { ResearchJob, ResearchSource } from './jobs/research-job.js';

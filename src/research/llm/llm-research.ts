@@ -1,6 +1,5 @@
-import type { LlmSettings } from '../../search/answer/llm-answer.js';
 import type { ReadSource } from '../report/read-source.js';
-import { ChatCompletionError, chatCompletion, parseJsonObject } from './chat-completion.js';
+import { ChatCompletionError, type LlmSettings, chatCompletion, parseJsonObject } from '../../llm/chat-completion.js';
 import { schemaMismatch } from './schema-check.js';
 
 /** Characters of each source a model is given to write from. */

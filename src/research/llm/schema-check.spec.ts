@@ -1,4 +1,4 @@
-import { parseJsonObject } from './chat-completion.js';
+import { parseJsonObject } from '../../llm/chat-completion.js';
 import { schemaMismatch } from './schema-check.js';
 
 const SCHEMA = {

@@ -24,9 +24,14 @@ export function sseMessages(requestId: string, model: string, progress: Research
       return [toolCall('Planning', 'planning', `Planning the research (${progress.model})`)];
     case 'planned':
       return [
-        toolResponse('Planning', 'planning', `Planned ${progress.subQuestions.length} sub-questions`, {
-          sub_questions: progress.subQuestions,
-        }),
+        toolResponse(
+          'Planning',
+          'planning',
+          `Planned ${progress.subQuestions.length} sub-question${progress.subQuestions.length === 1 ? '' : 's'}`,
+          {
+            sub_questions: progress.subQuestions,
+          },
+        ),
       ];
     case 'search':
       return [

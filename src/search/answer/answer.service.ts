@@ -12,7 +12,8 @@ import {
   CONTINUATION,
   extractiveAnswer,
 } from './extractive-answer.js';
-import { type LlmSettings, llmAnswer } from './llm-answer.js';
+import type { LlmSettings } from '../../llm/chat-completion.js';
+import { llmAnswer } from './llm-answer.js';
 
 const MAX_TEXT_PER_SOURCE = 30_000;
 

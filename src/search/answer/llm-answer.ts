@@ -1,12 +1,6 @@
+import { type ChatMessage, type LlmSettings, chatCompletion } from '../../llm/chat-completion.js';
 import type { SearchHit } from '../providers/search-provider.port.js';
 import type { AnswerLevel } from './extractive-answer.js';
-
-export interface LlmSettings {
-  readonly baseUrl: string;
-  readonly model: string;
-  readonly apiKey: string | null;
-  readonly timeoutMs: number;
-}
 
 /** Context per source, in characters: the snippet or passages, else the start of the page. */
 const MAX_SOURCE_CHARS = { basic: 1500, advanced: 3000 } as const;
@@ -17,15 +11,8 @@ const SYSTEM_PROMPT =
   'invent facts, numbers or names. If the results do not contain the answer, say that they do not. Write plain ' +
   'prose without markdown, headings or source numbers.';
 
-export class LlmAnswerError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'LlmAnswerError';
-  }
-}
-
 /** The messages of a chat completion that answers `query` from `hits` only (exported for tests). */
-export function answerMessages(query: string, hits: readonly SearchHit[], level: AnswerLevel) {
+export function answerMessages(query: string, hits: readonly SearchHit[], level: AnswerLevel): ChatMessage[] {
   const sources = hits
     .map((hit, i) => {
       const text = hit.content || hit.rawContent || '';
@@ -43,33 +30,11 @@ export function answerMessages(query: string, hits: readonly SearchHit[], level:
 }
 
 /** Asks an OpenAI-compatible `POST {baseUrl}/chat/completions` for an answer grounded in the hits. */
-export async function llmAnswer(
+export function llmAnswer(
   settings: LlmSettings,
   query: string,
   hits: readonly SearchHit[],
   level: AnswerLevel,
 ): Promise<string> {
-  const response = await fetch(`${settings.baseUrl}/chat/completions`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
-    },
-    body: JSON.stringify({
-      model: settings.model,
-      messages: answerMessages(query, hits, level),
-      temperature: 0,
-      max_tokens: MAX_TOKENS[level],
-      stream: false,
-    }),
-    signal: AbortSignal.timeout(settings.timeoutMs),
-  });
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => {});
-    throw new LlmAnswerError(`chat completions answered ${response.status}`);
-  }
-  const body = (await response.json()) as { choices?: { message?: { content?: unknown } }[] };
-  const content = body.choices?.[0]?.message?.content;
-  if (typeof content !== 'string' || !content.trim()) throw new LlmAnswerError('chat completions gave no answer');
-  return content.trim();
+  return chatCompletion(settings, answerMessages(query, hits, level), { maxTokens: MAX_TOKENS[level] });
 }

@@ -1,4 +1,10 @@
-import type { LlmSettings } from '../../search/answer/llm-answer.js';
+/** An OpenAI-compatible chat-completions API (LLM_BASE_URL, LLM_MODEL, LLM_API_KEY): search answers and research. */
+export interface LlmSettings {
+  readonly baseUrl: string;
+  readonly model: string;
+  readonly apiKey: string | null;
+  readonly timeoutMs: number;
+}
 
 export interface ChatMessage {
   readonly role: 'system' | 'user' | 'assistant';
