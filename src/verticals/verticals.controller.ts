@@ -6,7 +6,11 @@ import { type MeteredOperationSpec, vertical } from '../metering/metered-operati
 import { Metered } from '../metering/metered.decorator.js';
 import type { WorkOutcome } from '../metering/metering-pipeline.js';
 import { VerticalRequestDto } from './dto/vertical-request.dto.js';
-import { VERTICAL_RESPONSE_MODELS, VERTICAL_RESPONSE_SCHEMA } from './dto/vertical-response.dto.js';
+import {
+  VERTICAL_RESPONSE_MODELS,
+  VERTICAL_RESPONSE_SCHEMA,
+  type VerticalResponse,
+} from './dto/vertical-response.dto.js';
 import { VERTICALS, isVertical } from './verticals.js';
 import { VerticalsService } from './verticals.service.js';
 
@@ -47,7 +51,7 @@ export class VerticalsController {
   )
   @ApiParam({ name: 'vertical', enum: VERTICALS, description: 'products and images cost 2 credits, the others 1.' })
   @ApiBody({ type: VerticalRequestDto })
-  search(@Param('vertical') name: string, @Body() body: unknown): Promise<WorkOutcome> {
+  search(@Param('vertical') name: string, @Body() body: unknown): Promise<WorkOutcome<VerticalResponse>> {
     return this.verticals.search(name, body);
   }
 }

@@ -14,6 +14,7 @@ import { LocalDocuments } from './local/local-documents.js';
 import type { VerticalRequest } from './vertical-request.js';
 import type { VerticalResults } from './vertical-results.js';
 import { VERTICALS, type VerticalName, isVertical } from './verticals.js';
+import type { VerticalResponse } from './dto/vertical-response.dto.js';
 
 const TIME_RANGES: Record<string, TimeRange> = {
   day: 'day',
@@ -47,7 +48,7 @@ export class VerticalsService {
     this.sources = { local, upstream, fetcher, config };
   }
 
-  async search(vertical: string, rawBody: unknown): Promise<WorkOutcome> {
+  async search(vertical: string, rawBody: unknown): Promise<WorkOutcome<VerticalResponse>> {
     const startedAt = performance.now();
     if (!isVertical(vertical)) {
       throw new NotFoundException(

@@ -19,6 +19,12 @@ export abstract class VerticalResponseDto {
   usage?: UsageDto;
 }
 
+/** The type of a vertical's response: what its class (below) documents. */
+export type VerticalResponse<V extends VerticalName = VerticalName> = VerticalResponseDto & {
+  vertical: V;
+  results: VerticalResults[V][];
+};
+
 /** `youtube_transcript` → `YoutubeTranscript`. */
 const pascalCase = (name: string) =>
   name
