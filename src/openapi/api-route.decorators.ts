@@ -7,7 +7,6 @@ import {
   type ApiResponseOptions,
   ApiSecurity,
   type SchemaObject,
-  getSchemaPath,
 } from '@nestjs/swagger';
 import { ErrorResponseDto, QuotaErrorResponseDto, RateLimitErrorResponseDto } from '../http/dto/error-response.dto.js';
 import { type HeaderName, SECURITY, USAGE_HEADERS, headerRefs } from './openapi-components.js';
@@ -66,9 +65,6 @@ export function ApiSessionAuth(): MethodDecorator & ClassDecorator {
     error(401, 'Missing, invalid or expired session token.'),
   );
 }
-
-/** The reference to a response class's schema, for hand-built `oneOf` bodies. */
-export const schemaRef = (model: Type) => ({ $ref: getSchemaPath(model) });
 
 /**
  * Routes under /orgs/{org_id}: the organization's id, and the 404 a caller gets who is not a member (or lacks the

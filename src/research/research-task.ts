@@ -12,6 +12,7 @@ import type { ReadSource } from './report/read-source.js';
 import { planSubQuestions } from './research-plan.js';
 import { RESEARCH_LIMITS, type ResearchCounts, type ResearchModel } from './research-pricing.js';
 import type { ProgressListener } from './stream/research-progress.js';
+import { unfilteredSearchRequest } from '../search/search-request.js';
 
 /** Per-source extraction time when a search hit has no text of its own. */
 const EXTRACT_TIMEOUT_MS = 15_000;
@@ -100,17 +101,7 @@ export class ResearchTask {
       let hits: SearchHit[];
       try {
         hits = await this.searches.hits({
-          query,
-          depth: limits.searchDepth,
-          maxResults: limits.hitsPerSearch,
-          topic: 'general',
-          from: null,
-          to: null,
-          includeDomains: [],
-          excludeDomains: [],
-          requiredPhrases: [],
-          chunksPerSource: 3,
-          country: null,
+          ...unfilteredSearchRequest(query, limits.searchDepth, limits.hitsPerSearch),
           signal,
         });
       } catch (error) {

@@ -8,6 +8,27 @@ const DAY_MS = 86_400_000;
 const DEFAULT_MAX_RESULTS = 5;
 const DEFAULT_CHUNKS_PER_SOURCE = 3;
 
+/** A search of the query alone: general topic, no dates, domains, phrases or country (evaluations, research). */
+export function unfilteredSearchRequest(
+  query: string,
+  depth: 'basic' | 'advanced',
+  maxResults: number,
+): ProviderSearchRequest {
+  return {
+    query,
+    depth,
+    maxResults,
+    topic: 'general',
+    from: null,
+    to: null,
+    includeDomains: [],
+    excludeDomains: [],
+    requiredPhrases: [],
+    chunksPerSource: DEFAULT_CHUNKS_PER_SOURCE,
+    country: null,
+  };
+}
+
 /** What the response shows, beyond the hits. */
 export interface ResponseOptions {
   readonly maxResults: number;

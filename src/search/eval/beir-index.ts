@@ -1,5 +1,4 @@
 import type { IndexedDocument } from '../../crawl/document-index.writer.js';
-import type { ProviderSearchRequest } from '../providers/search-provider.port.js';
 import type { BeirDataset } from './beir-dataset.js';
 
 /** A BEIR corpus document as the index stores it: its id under `urlPrefix`, so that a hit's URL names the judged id. */
@@ -20,22 +19,3 @@ export function beirIndexedDocument(
     fetchedAt,
   };
 }
-
-/** A plain web search of the local index, as a judged query asks it. */
-export const judgedSearchRequest = (
-  query: string,
-  depth: 'basic' | 'advanced',
-  maxResults: number,
-): ProviderSearchRequest => ({
-  query,
-  depth,
-  maxResults,
-  topic: 'general',
-  from: null,
-  to: null,
-  includeDomains: [],
-  excludeDomains: [],
-  requiredPhrases: [],
-  chunksPerSource: 3,
-  country: null,
-});

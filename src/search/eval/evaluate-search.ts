@@ -18,7 +18,8 @@ import { EmbeddedPostgres } from '../../database/embedded-postgres.js';
 import { migrate } from '../../database/migrator.js';
 import { LocalIndexProvider } from '../providers/local-index.provider.js';
 import { type BeirDataset, readBeirDataset } from './beir-dataset.js';
-import { beirIndexedDocument, judgedSearchRequest as request } from './beir-index.js';
+import { beirIndexedDocument } from './beir-index.js';
+import { unfilteredSearchRequest as request } from '../search-request.js';
 import { mean, ndcgAt, recallAt, reciprocalRankAt } from './retrieval-metrics.js';
 
 type Depth = 'basic' | 'advanced';
