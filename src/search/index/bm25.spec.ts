@@ -354,6 +354,7 @@ describe('BM25F ranking SQL against the TypeScript reference', () => {
         '020_search_text_analysis.sql',
         '021_search_postings.sql',
         '022_search_link_list_share.sql',
+        '025_search_translations.sql',
       ]) {
         await pglite.exec(await readFile(path.join(projectRoot(), 'src/database/migrations', file), 'utf8'));
       }

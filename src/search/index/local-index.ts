@@ -16,6 +16,7 @@ import {
   rankSql,
 } from './ranking-sql.js';
 import { WordLexemes } from './word-lexemes.js';
+import { TermTranslations, type Translation, chooseTranslations } from './term-translations.js';
 
 /** A query as the index analysed it. */
 export interface QueryAnalysis {
@@ -25,6 +26,8 @@ export interface QueryAnalysis {
   readonly weights: ReadonlyMap<string, number>;
   /** The most any document can score for this query (BM25 part plus proximity): scores / this are in [0, 1]. */
   readonly maxScore: number;
+  /** The learned translations ranking counts (see TRANSLATION in bm25.ts). */
+  readonly translations: readonly Translation[];
 }
 
 export interface RankOptions {
@@ -164,12 +167,20 @@ type Sql = Queryable & { transaction?<T>(work: (client: Queryable) => Promise<T>
  */
 export class LocalIndex {
   private readonly wordLexemes: WordLexemes;
+  /** Learns the translations of the terms queries use, in the background. */
+  readonly translations: TermTranslations;
 
   constructor(
     private readonly sql: Sql,
     private readonly tuning: LocalIndexTuning = DEFAULT_TUNING,
   ) {
     this.wordLexemes = new WordLexemes(sql);
+    this.translations = new TermTranslations(sql);
+  }
+
+  /** Stops learning translations (before the database closes). */
+  async close(): Promise<void> {
+    await this.translations.close();
   }
 
   async analyze(query: string): Promise<QueryAnalysis> {
@@ -177,7 +188,14 @@ export class LocalIndex {
       doc_count: number;
       title_len_sum: number;
       body_len_sum: number;
-      terms: { lexeme: string; qtf: number; df: number }[];
+      terms: {
+        lexeme: string;
+        qtf: number;
+        df: number;
+        translations: string[] | null;
+        translation_weights: number[] | null;
+        translated_docs: number | null;
+      }[];
     }>(ANALYZE_QUERY_SQL, [query]);
     const row = rows[0];
     const docCount = Number(row?.doc_count ?? 0);
@@ -195,7 +213,22 @@ export class LocalIndex {
     const maxScore =
       terms.reduce((sum, term) => sum + termUpperBound(weights.get(term.lexeme)!), 0) +
       proximityUpperBound([...weights.values()]);
-    return { terms, stats, weights, maxScore };
+    const { translations, toLearn } = chooseTranslations(
+      (row?.terms ?? []).map((t) => ({
+        lexeme: t.lexeme,
+        df: Number(t.df),
+        translations: t.translations
+          ? {
+              lexemes: t.translations,
+              weights: (t.translation_weights ?? []).map(Number),
+              docCount: Number(t.translated_docs),
+            }
+          : null,
+      })),
+      docCount,
+    );
+    this.translations.request(toLearn);
+    return { terms, stats, weights, maxScore, translations };
   }
 
   async rank(analysis: QueryAnalysis, options: RankOptions): Promise<RankResult> {
@@ -254,7 +287,12 @@ export class LocalIndex {
         : this.tuning;
     const run = (title: string, body: string) =>
       this.runRank(connection, analysis, options, tuning, { kind: 'terms', title, body });
-    const anyOf = (terms: readonly RankTerm[]) => terms.map((t) => quoteLexeme(t.lexeme)).join(' | ');
+    // A retrieving term brings its translations' documents too.
+    const anyOf = (terms: readonly RankTerm[]) => {
+      const lexemes = new Set(terms.map((t) => t.lexeme));
+      const targets = analysis.translations.filter((t) => lexemes.has(t.source)).map((t) => t.target);
+      return [...new Set([...lexemes, ...targets])].map(quoteLexeme).join(' | ');
+    };
 
     if (byWeight[0]!.df > tuning.retrievalCeiling) {
       // Only very common terms: a query term in the title, or all of them in the body.
@@ -315,6 +353,7 @@ export class LocalIndex {
     const { text, values } = rankSql({
       lexemes: analysis.terms.map((t) => t.lexeme),
       weights: analysis.terms.map((t) => analysis.weights.get(t.lexeme) ?? 0),
+      translations: analysis.translations,
       retrieval,
       avgTitleLen: analysis.stats.avgTitleLen,
       avgBodyLen: analysis.stats.avgBodyLen,

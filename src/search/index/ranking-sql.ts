@@ -1,4 +1,5 @@
 import { BM25F, HUB_PRIOR_WEIGHT } from './bm25.js';
+import type { Translation } from './term-translations.js';
 
 /**
  * The SQL of the local index (tables and triggers: migrations/004_search_index.sql). Core PostgreSQL only, so that it
@@ -8,17 +9,23 @@ import { BM25F, HUB_PRIOR_WEIGHT } from './bm25.js';
 /** Title positions are moved past every body position (PostgreSQL clamps positions at 16,383). */
 export const TITLE_POSITION_OFFSET = 100_000;
 
-/** The query's lexemes (English stemming, stop words dropped) with their document frequency, and the corpus totals. */
+/**
+ * The query's lexemes (English stemming, stop words dropped) with their document frequency and learned translations
+ * (null: not learned yet; see term-translations.ts), and the corpus totals.
+ */
 export const ANALYZE_QUERY_SQL = `
 SELECT c.doc_count::float8 AS doc_count,
        c.title_len_sum::float8 AS title_len_sum,
        c.body_len_sum::float8 AS body_len_sum,
        coalesce((
-         SELECT json_agg(json_build_object('lexeme', q.lexeme, 'qtf', q.qtf, 'df', coalesce(t.df, 0))
+         SELECT json_agg(json_build_object('lexeme', q.lexeme, 'qtf', q.qtf, 'df', coalesce(t.df, 0),
+                                           'translations', tr.translations, 'translation_weights', tr.weights,
+                                           'translated_docs', tr.doc_count)
                          ORDER BY q.first, q.lexeme)
          FROM (SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1) AS qtf, coalesce(u.positions[1], 0) AS first
                FROM unnest(to_tsvector('english'::regconfig, search_text($1::text))) AS u) q
          LEFT JOIN search_terms t ON t.lexeme = q.lexeme
+         LEFT JOIN search_translations tr ON tr.lexeme = q.lexeme
        ), '[]'::json) AS terms
 FROM search_corpus_stats c`;
 
@@ -100,6 +107,8 @@ export interface RankSqlInput {
   readonly lexemes: readonly string[];
   /** IDF × query frequency, in the order of `lexemes`. */
   readonly weights: readonly number[];
+  /** Occurrences of a target count `share` of one of its source (a query lexeme) in the term frequencies. */
+  readonly translations: readonly Translation[];
   readonly retrieval: TermRetrieval | PostingsRetrieval;
   readonly avgTitleLen: number;
   readonly avgBodyLen: number;
@@ -164,7 +173,7 @@ export function rankSql(input: RankSqlInput): { text: string; values: unknown[] 
   WHERE (d.title_tsv @@ ${param(input.retrieval.title)}::tsquery OR d.body_tsv @@ ${param(input.retrieval.body)}::tsquery)${filters}`
       : `FROM (
     SELECT p.doc_id, sum(qt.weight * p.impact) AS approx
-    FROM q qt
+    FROM ${input.translations.length > 0 ? 'retrieving' : 'q'} qt
     JOIN search_terms t ON t.lexeme = qt.lexeme
     CROSS JOIN LATERAL (
       SELECT p.doc_id, p.impact FROM search_postings p
@@ -179,15 +188,32 @@ export function rankSql(input: RankSqlInput): { text: string; values: unknown[] 
   JOIN documents d ON d.doc_id = top.doc_id
   WHERE true${filters}`;
   const { k1, bBody, bTitle, titleWeight, proximityWindow, proximityWeight } = BM25F;
+  // With translations, the candidates' term vectors keep the targets' lexemes too, each query lexeme's term frequency
+  // adds its targets' (tf'(u) = tf(u) + Σ share·tf(w)), and proximity still looks at the query's own lexemes only.
+  const translated = input.translations.length > 0;
+  const kept = translated ? param([...new Set([...input.lexemes, ...input.translations.map((t) => t.target)])]) : '$1';
+  // Translations also retrieve from the postings, weighted by their share of their source's weight.
+  const translationRows = translated
+    ? `, x AS (
+  SELECT lexeme AS source, lexeme AS target, 1::float8 AS share FROM q
+  UNION ALL
+  SELECT * FROM unnest(${param(input.translations.map((t) => t.source))}::text[],
+                       ${param(input.translations.map((t) => t.target))}::text[],
+                       ${param(input.translations.map((t) => t.share))}::float8[])
+), retrieving AS (
+  SELECT x.target AS lexeme, max(q.weight * x.share) AS weight FROM x JOIN q ON q.lexeme = x.source GROUP BY x.target
+)`
+    : '';
+  const ownLexemes = translated ? ' WHERE u.lexeme = ANY($1::text[])' : '';
   const text = `
 WITH q AS (
   SELECT * FROM unnest($1::text[], $2::float8[]) AS q(lexeme, weight)
-), cand AS (
+)${translationRows}, cand AS (
   SELECT row_number() OVER () AS id, d.url, d.published_date, d.link_list_share,
          CASE WHEN $3::float8 > 0 THEN 1 - ${bTitle} + ${bTitle} * d.title_len / $3::float8 ELSE 1 END AS tnorm,
          CASE WHEN $4::float8 > 0 THEN 1 - ${bBody} + ${bBody} * d.body_len / $4::float8 ELSE 1 END AS bnorm,
-         ts_filter(setweight(d.title_tsv, 'A', $1::text[]), '{a}') AS tv,
-         ts_filter(setweight(d.body_tsv, 'A', $1::text[]), '{a}') AS bv
+         ts_filter(setweight(d.title_tsv, 'A', ${kept}::text[]), '{a}') AS tv,
+         ts_filter(setweight(d.body_tsv, 'A', ${kept}::text[]), '{a}') AS bv
   ${source}
   ${Number.isFinite(input.candidateCap) ? `LIMIT ${Math.max(1, Math.floor(input.candidateCap))}` : ''}
 ), tf AS (
@@ -199,9 +225,17 @@ WITH q AS (
     SELECT lexeme, coalesce(array_length(positions, 1), 1) / c.bnorm FROM unnest(c.bv)
   ) u
   GROUP BY c.id, u.lexeme
-), scored AS (
+)${
+    translated
+      ? `, translated_tf AS (
+  SELECT ttf.id, x.source AS lexeme, sum(x.share * ttf.tf) AS tf
+  FROM tf ttf JOIN x ON x.target = ttf.lexeme
+  GROUP BY ttf.id, x.source
+)`
+      : ''
+  }, scored AS (
   SELECT tf.id, sum(q.weight * tf.tf * ${k1 + 1} / (${k1} + tf.tf)) AS bm25
-  FROM tf JOIN q ON q.lexeme = tf.lexeme
+  FROM ${translated ? 'translated_tf' : 'tf'} tf JOIN q ON q.lexeme = tf.lexeme
   GROUP BY tf.id
 ), pool AS (
   SELECT c.url, c.published_date, c.link_list_share, c.bnorm, c.tv, c.bv, s.bm25
@@ -218,9 +252,9 @@ WITH q AS (
   FROM pool p
   LEFT JOIN LATERAL (
     WITH occ AS (
-      SELECT u.lexeme, pos::int + ${TITLE_POSITION_OFFSET} AS pos FROM unnest(p.tv) u, unnest(u.positions) pos
+      SELECT u.lexeme, pos::int + ${TITLE_POSITION_OFFSET} AS pos FROM unnest(p.tv) u, unnest(u.positions) pos${ownLexemes}
       UNION ALL
-      SELECT u.lexeme, pos::int FROM unnest(p.bv) u, unnest(u.positions) pos
+      SELECT u.lexeme, pos::int FROM unnest(p.bv) u, unnest(u.positions) pos${ownLexemes}
     ), seq AS (
       SELECT lexeme, pos, lag(lexeme) OVER w AS prev_lexeme, lag(pos) OVER w AS prev_pos
       FROM occ WINDOW w AS (ORDER BY pos, lexeme COLLATE "C")

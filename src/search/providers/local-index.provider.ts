@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { Database } from '../../database/database.js';
 import { documentImages } from '../index/document-images.js';
@@ -48,12 +48,16 @@ interface Candidate {
  * sentence window, or at advanced depth a passage-level rerank with the best passages as content.
  */
 @Injectable()
-export class LocalIndexProvider implements SearchProvider {
+export class LocalIndexProvider implements SearchProvider, OnModuleDestroy {
   readonly name = 'local';
   readonly index: LocalIndex;
 
   constructor(db: Database, @Inject(APP_CONFIG) config: Pick<AppConfig, 'mode'>) {
     this.index = new LocalIndex(db, { ...DEFAULT_TUNING, preparedStatements: config.mode === 'services' });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.index.close();
   }
 
   async search(request: ProviderSearchRequest): Promise<SearchHit[]> {

@@ -1,0 +1,135 @@
+import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
+import { DocumentIndexWriter, type IndexedDocument } from '../../crawl/document-index.writer.js';
+import { TRANSLATION } from './bm25.js';
+import { LocalIndex } from './local-index.js';
+import { type StoredTranslations, chooseTranslations } from './term-translations.js';
+
+describe('chooseTranslations', () => {
+  const learned = (lexemes: string[], docCount: number): StoredTranslations => ({
+    lexemes,
+    weights: lexemes.map(() => 1 / lexemes.length),
+    docCount,
+  });
+  const term = (lexeme: string, df: number, translations: StoredTranslations | null = null) => ({
+    lexeme,
+    df,
+    translations,
+  });
+
+  test('a corpus below minDocuments has none and learns none', () => {
+    expect(chooseTranslations([term('tumour', 40)], TRANSLATION.minDocuments - 1)).toEqual({
+      translations: [],
+      toLearn: [],
+    });
+  });
+
+  test("only the query's rarest terms are translated; a term in one document (or every one) is never learned", () => {
+    const terms = [
+      term('common', 900),
+      term('single', 1),
+      term('everywhere', 5000),
+      ...['a', 'b', 'c', 'd', 'e', 'f'].map((lexeme, i) => term(lexeme, 10 + i)),
+    ];
+    const { toLearn } = chooseTranslations(terms, 5000);
+    expect(toLearn).toEqual(['a', 'b', 'c', 'd', 'e'].slice(0, TRANSLATION.translatedTerms));
+  });
+
+  test('learned translations count share × weight; stale ones still count and are learned again', () => {
+    const fresh = chooseTranslations([term('neoplasm', 60, learned(['tumour', 'cancer'], 5000))], 5200);
+    expect(fresh.toLearn).toEqual([]);
+    expect(fresh.translations).toEqual([
+      { source: 'neoplasm', target: 'tumour', share: TRANSLATION.share / 2 },
+      { source: 'neoplasm', target: 'cancer', share: TRANSLATION.share / 2 },
+    ]);
+    const grown = chooseTranslations(
+      [term('neoplasm', 60, learned(['tumour'], 2000))],
+      Math.ceil(2000 * TRANSLATION.refreshFactor) + 1,
+    );
+    expect(grown.toLearn).toEqual(['neoplasm']);
+    expect(grown.translations).toHaveLength(1);
+  });
+});
+
+/**
+ * A corpus of 1,200 generated documents in which "neoplasm" and "tumour" keep company: the index learns that one
+ * stands for the other, and a page that only says "tumour" then answers a question about neoplasms.
+ */
+describe('learned translations on PostgreSQL', () => {
+  const FILLER = Array.from({ length: 400 }, (_, i) => `word${i.toString(36)}x`);
+  let seed = 7;
+  const random = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return seed / 2_147_483_648;
+  };
+  const filler = (count: number) => Array.from({ length: count }, () => FILLER[Math.floor(random() * 400)]).join(' ');
+  const doc = (id: string, content: string): IndexedDocument => ({
+    url: `https://translations.test/${id}`,
+    title: null,
+    content,
+    publishedDate: null,
+    language: 'en',
+    favicon: null,
+    images: [],
+    structuredData: [],
+    fetchedAt: new Date('2026-11-01T00:00:00Z'),
+  });
+  const CORPUS: IndexedDocument[] = [
+    ...Array.from({ length: 60 }, (_, i) => doc(`pair-${i}`, `neoplasm ${filler(20)} tumour ${filler(20)}`)),
+    ...Array.from({ length: 30 }, (_, i) => doc(`growth-${i}`, `growth ${filler(25)}`)),
+    doc('answer', `tumour growth ${filler(30)}`),
+    ...Array.from({ length: 1109 }, (_, i) => doc(`other-${i}`, filler(40))),
+  ];
+  const QUERY = 'neoplasm growth';
+
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase(['store']);
+    await new DocumentIndexWriter(database.db).upsert(CORPUS);
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  const rankOf = async (index: LocalIndex, url: string) => {
+    const ranked = await index.rank(await index.analyze(QUERY), { limit: 100 });
+    return ranked.documents.findIndex((d) => d.url === `https://translations.test/${url}`);
+  };
+
+  test('a query learns its terms in the background; the next query ranks with them', async () => {
+    const index = new LocalIndex(database.db);
+    const before = await rankOf(index, 'answer');
+    expect(before).toBeGreaterThan(0); // one growth page among 31, longer than the others: not first
+    await index.translations.idle();
+    const { rows } = await database.db.query<{ translations: string[]; weights: number[]; doc_count: string }>(
+      "SELECT translations, weights, doc_count FROM search_translations WHERE lexeme = 'neoplasm'",
+    );
+    expect(rows[0]!.translations[0]).toBe('tumour');
+    expect(rows[0]!.weights.reduce((sum, w) => sum + w, 0)).toBeCloseTo(1, 5);
+    expect(Number(rows[0]!.doc_count)).toBe(CORPUS.length);
+    expect(await rankOf(index, 'answer')).toBe(0); // the only page with both: "tumour" now counts for "neoplasm"
+    await index.close();
+  });
+
+  test('the translation counts a share of an occurrence, never more than the term itself', async () => {
+    const index = new LocalIndex(database.db);
+    await index.analyze(QUERY);
+    await index.translations.idle();
+    const ranked = await index.rank(await index.analyze('neoplasm'), { limit: 100 });
+    const pair = ranked.documents.find((d) => d.url.includes('/pair-'))!;
+    const answer = ranked.documents.find((d) => d.url.endsWith('/answer'))!;
+    expect(answer).toBeDefined();
+    expect(answer.bm25).toBeGreaterThan(0);
+    expect(answer.bm25).toBeLessThan(pair.bm25);
+    await index.close();
+  });
+
+  test('a closed index learns nothing more', async () => {
+    const index = new LocalIndex(database.db);
+    await index.close();
+    await database.db.query('DELETE FROM search_translations');
+    await index.analyze(QUERY);
+    await index.translations.idle();
+    const { rows } = await database.db.query('SELECT 1 FROM search_translations');
+    expect(rows).toHaveLength(0);
+  });
+});
