@@ -43,7 +43,7 @@ BEGIN
   INSERT INTO search_translations AS s (lexeme, doc_count, translations, weights, computed_at)
   SELECT src.lexeme, c.doc_count, coalesce(best.translations, '{}'), coalesce(best.weights, '{}'), now()
   FROM search_corpus_stats c
-  CROSS JOIN (SELECT DISTINCT t.lexeme, t.term_id, t.df FROM search_terms t WHERE t.lexeme = ANY(lexemes)) src
+  CROSS JOIN (SELECT t.lexeme, t.term_id, t.df FROM search_terms t WHERE t.lexeme = ANY(lexemes)) src
   LEFT JOIN LATERAL (
     WITH sampled AS (
       SELECT p.doc_id FROM search_postings p WHERE p.term_id = src.term_id ORDER BY p.impact DESC LIMIT sample
@@ -71,6 +71,8 @@ BEGIN
            array_agg((r.mi / (SELECT sum(mi) FROM ranked))::real ORDER BY r.mi DESC, r.lexeme) AS weights
     FROM ranked r
   ) best ON true
+  -- rows locked in one order on every node: two nodes learning overlapping batches wait, never deadlock
+  ORDER BY src.lexeme COLLATE "C"
   ON CONFLICT (lexeme) DO UPDATE
     SET doc_count = excluded.doc_count, translations = excluded.translations, weights = excluded.weights,
         computed_at = excluded.computed_at;

@@ -123,6 +123,19 @@ describe('learned translations on PostgreSQL', () => {
     await index.close();
   });
 
+  test('two nodes learning the same terms at once both succeed, and agree', async () => {
+    const [one, two] = [new LocalIndex(database.db), new LocalIndex(database.db)];
+    const terms = ['neoplasm', 'tumour', 'growth', 'word1x', 'word2x', 'word3x', 'word4x', 'word5x'];
+    await database.db.query('DELETE FROM search_translations');
+    one.translations.request(terms);
+    two.translations.request([...terms].reverse());
+    await Promise.all([one.translations.idle(), two.translations.idle()]);
+    expect([one.translations.failed, two.translations.failed]).toEqual([0, 0]);
+    const { rows } = await database.db.query<{ lexeme: string }>('SELECT lexeme FROM search_translations');
+    expect(rows.map((r) => r.lexeme).sort()).toEqual([...terms].sort());
+    await Promise.all([one.close(), two.close()]);
+  });
+
   test('a closed index learns nothing more', async () => {
     const index = new LocalIndex(database.db);
     await index.close();

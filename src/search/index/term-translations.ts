@@ -22,6 +22,8 @@ export class TermTranslations {
   private closed = false;
   /** Terms learned since start (for the evaluation and benchmark output). */
   learned = 0;
+  /** Batches that failed (logged; their terms are asked for again by later queries). */
+  failed = 0;
 
   constructor(private readonly sql: Queryable) {}
 
@@ -49,7 +51,7 @@ export class TermTranslations {
 
   private async drain(): Promise<void> {
     while (this.pending.size > 0 && !this.closed) {
-      const batch = [...this.pending].slice(0, BATCH);
+      const batch = [...this.pending].slice(0, BATCH).sort();
       for (const lexeme of batch) this.pending.delete(lexeme);
       try {
         await this.sql.query(COMPUTE_TRANSLATIONS_SQL, [
@@ -61,6 +63,7 @@ export class TermTranslations {
         this.learned += batch.length;
       } catch (error) {
         // Search works without translations; the terms are asked for again by a later query.
+        this.failed++;
         if (!this.closed) this.logger.warn(`learning translations failed: ${(error as Error).message}`);
       }
     }
