@@ -4,8 +4,8 @@ import { TRANSLATION } from './bm25.js';
 
 const COMPUTE_TRANSLATIONS_SQL = 'SELECT search_translations_compute($1::text[], $2::int, $3::int, $4::float8)';
 
-/** Terms learned per statement: one statement holds a pooled connection for a few tens of milliseconds at most. */
-const BATCH = 4;
+/** Terms learned per statement: a statement holds a connection (embedded: the one backend) for 20–80 ms. */
+const BATCH = 2;
 /** Terms waiting beyond this are dropped (they are asked for again by the next query that uses them). */
 const MAX_PENDING = 10_000;
 
@@ -18,6 +18,8 @@ const MAX_PENDING = 10_000;
 export class TermTranslations {
   private readonly logger = new Logger('TermTranslations');
   private readonly pending = new Set<string>();
+  /** The batch being learned: not queued again by queries that analyse it meanwhile. */
+  private inFlight: readonly string[] = [];
   private running: Promise<void> | null = null;
   private closed = false;
   /** Terms learned since start (for the evaluation and benchmark output). */
@@ -32,9 +34,17 @@ export class TermTranslations {
     if (this.closed) return;
     for (const lexeme of lexemes) {
       if (this.pending.size >= MAX_PENDING) break;
-      this.pending.add(lexeme);
+      if (!this.inFlight.includes(lexeme)) this.pending.add(lexeme);
     }
-    if (this.pending.size > 0 && !this.running) this.running = this.drain().finally(() => (this.running = null));
+    this.start();
+  }
+
+  private start(): void {
+    if (this.running || this.pending.size === 0 || this.closed) return;
+    this.running = this.drain().finally(() => {
+      this.running = null;
+      this.start(); // terms queued after the loop's last look
+    });
   }
 
   /** Resolves once every queued term has been learned (or failed). */
@@ -53,6 +63,7 @@ export class TermTranslations {
     while (this.pending.size > 0 && !this.closed) {
       const batch = [...this.pending].slice(0, BATCH).sort();
       for (const lexeme of batch) this.pending.delete(lexeme);
+      this.inFlight = batch;
       try {
         await this.sql.query(COMPUTE_TRANSLATIONS_SQL, [
           batch,
@@ -65,6 +76,8 @@ export class TermTranslations {
         // Search works without translations; the terms are asked for again by a later query.
         this.failed++;
         if (!this.closed) this.logger.warn(`learning translations failed: ${(error as Error).message}`);
+      } finally {
+        this.inFlight = [];
       }
     }
   }
