@@ -1,4 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
+import { textDocument } from '../../../test/support/indexed-document.js';
 import { DocumentIndexWriter, type IndexedDocument } from '../../crawl/document-index.writer.js';
 import { LocalIndex } from './local-index.js';
 
@@ -10,17 +11,7 @@ import { LocalIndex } from './local-index.js';
 
 const SITE = 'https://docs.hub.test';
 
-const page = (path: string, title: string, content: string): IndexedDocument => ({
-  url: `${SITE}${path}`,
-  title,
-  content,
-  publishedDate: null,
-  language: 'en',
-  favicon: null,
-  images: [],
-  structuredData: [],
-  fetchedAt: new Date('2026-11-01T00:00:00Z'),
-});
+const page = (path: string, title: string, content: string) => textDocument(`${SITE}${path}`, title, content);
 
 const ENTRIES = [
   'static files',

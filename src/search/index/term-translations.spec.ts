@@ -1,3 +1,4 @@
+import { textDocument } from '../../../test/support/indexed-document.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
 import { DocumentIndexWriter, type IndexedDocument } from '../../crawl/document-index.writer.js';
 import { TRANSLATION } from './bm25.js';
@@ -62,17 +63,7 @@ describe('learned translations on PostgreSQL', () => {
     return seed / 2_147_483_648;
   };
   const filler = (count: number) => Array.from({ length: count }, () => FILLER[Math.floor(random() * 400)]).join(' ');
-  const doc = (id: string, content: string): IndexedDocument => ({
-    url: `https://translations.test/${id}`,
-    title: null,
-    content,
-    publishedDate: null,
-    language: 'en',
-    favicon: null,
-    images: [],
-    structuredData: [],
-    fetchedAt: new Date('2026-11-01T00:00:00Z'),
-  });
+  const doc = (id: string, content: string) => textDocument(`https://translations.test/${id}`, null, content);
   const CORPUS: IndexedDocument[] = [
     ...Array.from({ length: 60 }, (_, i) => doc(`pair-${i}`, `neoplasm ${filler(20)} tumour ${filler(20)}`)),
     ...Array.from({ length: 30 }, (_, i) => doc(`growth-${i}`, `growth ${filler(25)}`)),
