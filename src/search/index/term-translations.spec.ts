@@ -1,6 +1,6 @@
-import { textDocument } from '../../../test/support/indexed-document.js';
+import { TRANSLATION_SITE, translationCorpus } from '../../../test/fixtures/search/translation-corpus.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
-import { DocumentIndexWriter, type IndexedDocument } from '../../crawl/document-index.writer.js';
+import { DocumentIndexWriter } from '../../crawl/document-index.writer.js';
 import { TRANSLATION } from './bm25.js';
 import { LocalIndex } from './local-index.js';
 import { type StoredTranslations, chooseTranslations } from './term-translations.js';
@@ -51,25 +51,9 @@ describe('chooseTranslations', () => {
   });
 });
 
-/**
- * A corpus of 1,200 generated documents in which "neoplasm" and "tumour" keep company: the index learns that one
- * stands for the other, and a page that only says "tumour" then answers a question about neoplasms.
- */
+/** The index learns that "tumour" stands for "neoplasm" (see translationCorpus). */
 describe('learned translations on PostgreSQL', () => {
-  const FILLER = Array.from({ length: 400 }, (_, i) => `word${i.toString(36)}x`);
-  let seed = 7;
-  const random = () => {
-    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return seed / 2_147_483_648;
-  };
-  const filler = (count: number) => Array.from({ length: count }, () => FILLER[Math.floor(random() * 400)]).join(' ');
-  const doc = (id: string, content: string) => textDocument(`https://translations.test/${id}`, null, content);
-  const CORPUS: IndexedDocument[] = [
-    ...Array.from({ length: 60 }, (_, i) => doc(`pair-${i}`, `neoplasm ${filler(20)} tumour ${filler(20)}`)),
-    ...Array.from({ length: 30 }, (_, i) => doc(`growth-${i}`, `growth ${filler(25)}`)),
-    doc('answer', `tumour growth ${filler(30)}`),
-    ...Array.from({ length: 1109 }, (_, i) => doc(`other-${i}`, filler(40))),
-  ];
+  const CORPUS = translationCorpus();
   const QUERY = 'neoplasm growth';
 
   let database: TestDatabase;
@@ -83,7 +67,7 @@ describe('learned translations on PostgreSQL', () => {
 
   const rankOf = async (index: LocalIndex, url: string) => {
     const ranked = await index.rank(await index.analyze(QUERY), { limit: 100 });
-    return ranked.documents.findIndex((d) => d.url === `https://translations.test/${url}`);
+    return ranked.documents.findIndex((d) => d.url === `${TRANSLATION_SITE}/${url}`);
   };
 
   test('a query learns its terms in the background; the next query ranks with them', async () => {
