@@ -1,7 +1,7 @@
 import { TRANSLATION_SITE, translationCorpus } from '../../../test/fixtures/search/translation-corpus.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
 import { DocumentIndexWriter } from '../../crawl/document-index.writer.js';
-import { TRANSLATION } from './bm25.js';
+import { TRANSLATION, pseudoTf, saturate } from './bm25.js';
 import { LocalIndex } from './local-index.js';
 import { type StoredTranslations, chooseTranslations } from './term-translations.js';
 
@@ -85,15 +85,21 @@ describe('learned translations on PostgreSQL', () => {
     await index.close();
   });
 
-  test('the translation counts a share of an occurrence, never more than the term itself', async () => {
+  test('a translation retrieves, and counts share × weight of an occurrence: BM25F exactly, below the term itself', async () => {
     const index = new LocalIndex(database.db);
     await index.analyze(QUERY);
     await index.translations.idle();
-    const ranked = await index.rank(await index.analyze('neoplasm'), { limit: 100 });
+    const analysis = await index.analyze('neoplasm');
+    const ranked = await index.rank(analysis, { limit: 100 });
     const pair = ranked.documents.find((d) => d.url.includes('/pair-'))!;
     const answer = ranked.documents.find((d) => d.url.endsWith('/answer'))!;
-    expect(answer).toBeDefined();
-    expect(answer.bm25).toBeGreaterThan(0);
+    expect(answer).toBeDefined(); // it never says "neoplasm": retrieved through "tumour"
+    const tumour = analysis.translations.find((t) => t.target === 'tumour')!;
+    const { rows } = await database.db.query<{ body_len: number }>(
+      `SELECT body_len FROM documents WHERE url = '${TRANSLATION_SITE}/answer'`,
+    );
+    const tf = pseudoTf(0, tumour.share, 0, rows[0]!.body_len, analysis.stats); // "tumour" once in the body
+    expect(answer.bm25).toBeCloseTo(saturate(analysis.weights.get('neoplasm')!, tf), 9);
     expect(answer.bm25).toBeLessThan(pair.bm25);
     await index.close();
   });
