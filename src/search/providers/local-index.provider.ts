@@ -86,7 +86,11 @@ export class LocalIndexProvider implements SearchProvider, OnModuleDestroy {
 
     if (!advanced) {
       return candidates.map((c) =>
-        this.hit(c, normalize(c.ranked.score), bestWindow(c.sentences, analysis.weights)?.text ?? ''),
+        this.hit(
+          c,
+          normalize(c.ranked.score),
+          bestWindow(c.sentences, analysis.weights, analysis.translations)?.text ?? '',
+        ),
       );
     }
     const chunked = candidates.map((c) => ({ candidate: c, passages: chunk(c.sentences) }));
@@ -96,6 +100,7 @@ export class LocalIndexProvider implements SearchProvider, OnModuleDestroy {
       chunked.flatMap((c) => c.passages),
       analysis.weights,
       titles,
+      analysis.translations,
     );
     const reranked = chunked.map(({ candidate, passages }) => {
       const best = [...passages].sort((a, b) => b.score - a.score || a.start - b.start);
@@ -116,7 +121,10 @@ export class LocalIndexProvider implements SearchProvider, OnModuleDestroy {
     documents: readonly { ranked: RankedDocument; row: DocumentRow }[],
     analysis: QueryAnalysis,
   ): Promise<Candidate[]> {
-    const lexemes = analysis.terms.map((t) => t.lexeme);
+    // The query's lexemes and their translations' (passages count them as ranking does).
+    const lexemes = [
+      ...new Set([...analysis.terms.map((t) => t.lexeme), ...analysis.translations.map((t) => t.target)]),
+    ];
     const mayMatch = mayContainTerms(lexemes);
     const split = documents.map((doc) =>
       proseSentences(markdownToText(doc.row.content.slice(0, MAX_TEXT_FOR_PASSAGES))),

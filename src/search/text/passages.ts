@@ -1,5 +1,6 @@
 import { lengthNorm, proximityAccumulators, proximityBonus, saturate } from '../index/bm25.js';
 import type { TextHits } from '../index/local-index.js';
+import type { Translation } from '../index/term-translations.js';
 import type { Sentence } from './sentences.js';
 import { foldAccents, stemPrefixes } from './words.js';
 
@@ -50,17 +51,41 @@ export function truncate(text: string, max = MAX_PASSAGE_CHARS): string {
 
 const joinSentences = (sentences: readonly Sentence[]) => truncate(sentences.map((s) => s.text).join(' '));
 
-/** Term weight of a span: Σ weight · saturated tf, plus proximity within its sentences; no length normalisation. */
-export function spanWeight(sentences: readonly ScoredSentence[], weights: ReadonlyMap<string, number>): number {
-  const tf = new Map<string, number>();
+/**
+ * A span's term frequencies per query lexeme (its translations' occurrences counted at their share, as ranking counts
+ * them) and the query lexemes' own occurrences for proximity (in sentence order: sentences far apart in position
+ * space, so that proximity never spans two of them).
+ */
+function spanTerms(
+  parts: readonly { hits: TextHits }[],
+  weights: ReadonlyMap<string, number>,
+  translations: readonly Translation[],
+): { tf: Map<string, number>; occurrences: { lexeme: string; position: number }[] } {
+  const counts = new Map<string, number>();
   const occurrences: { lexeme: string; position: number }[] = [];
-  sentences.forEach((sentence, i) => {
-    for (const [lexeme, positions] of sentence.hits) {
-      tf.set(lexeme, (tf.get(lexeme) ?? 0) + positions.length);
-      // Sentences far apart in position space: proximity never spans two sentences.
+  parts.forEach((part, i) => {
+    for (const [lexeme, positions] of part.hits) {
+      counts.set(lexeme, (counts.get(lexeme) ?? 0) + positions.length);
+      if (!weights.has(lexeme)) continue;
       for (const position of positions) occurrences.push({ lexeme, position: i * 100_000 + position });
     }
   });
+  const tf = new Map<string, number>();
+  for (const lexeme of weights.keys()) if (counts.has(lexeme)) tf.set(lexeme, counts.get(lexeme)!);
+  for (const { source, target, share } of translations) {
+    const count = counts.get(target);
+    if (count) tf.set(source, (tf.get(source) ?? 0) + share * count);
+  }
+  return { tf, occurrences };
+}
+
+/** Term weight of a span: Σ weight · saturated tf, plus proximity within its sentences; no length normalisation. */
+export function spanWeight(
+  sentences: readonly ScoredSentence[],
+  weights: ReadonlyMap<string, number>,
+  translations: readonly Translation[] = [],
+): number {
+  const { tf, occurrences } = spanTerms(sentences, weights, translations);
   let score = 0;
   for (const [lexeme, count] of tf) score += saturate(weights.get(lexeme) ?? 0, count);
   return score + proximityBonus(proximityAccumulators(occurrences, weights), weights, 1);
@@ -70,7 +95,11 @@ export function spanWeight(sentences: readonly ScoredSentence[], weights: Readon
  * The snippet of a document: the window of consecutive sentences (at most MAX_PASSAGE_CHARS) with the most
  * query-term weight; the document's opening when no sentence has a query term.
  */
-export function bestWindow(sentences: readonly ScoredSentence[], weights: ReadonlyMap<string, number>): Passage | null {
+export function bestWindow(
+  sentences: readonly ScoredSentence[],
+  weights: ReadonlyMap<string, number>,
+  translations: readonly Translation[] = [],
+): Passage | null {
   if (sentences.length === 0) return null;
   let best: Passage | null = null;
   for (let i = 0; i < sentences.length; i++) {
@@ -78,7 +107,7 @@ export function bestWindow(sentences: readonly ScoredSentence[], weights: Readon
     // Windows start one sentence before a hit at most: context first, then the hit.
     for (const from of i > 0 ? [i - 1, i] : [i]) {
       const window = extend(sentences, from);
-      const score = spanWeight(window, weights);
+      const score = spanWeight(window, weights, translations);
       if (!best || score > best.score + 1e-9) {
         best = { text: joinSentences(window), sentences: window, start: window[0]!.start, score };
       }
@@ -130,21 +159,15 @@ export function scorePassages(
   weights: ReadonlyMap<string, number>,
   /** The title of each passage's page (by passage), scored with the passage as its heading would be. */
   context: ReadonlyMap<Passage, TextHits> = new Map(),
+  translations: readonly Translation[] = [],
 ): void {
   if (passages.length === 0) return;
   const average = passages.reduce((sum, p) => sum + p.text.length, 0) / passages.length;
   for (const passage of passages) {
     const norm = lengthNorm(passage.text.length, average, PASSAGE_B);
-    const tf = new Map<string, number>();
-    const occurrences: { lexeme: string; position: number }[] = [];
     const title = context.get(passage);
     const parts = title && title.size > 0 ? [{ hits: title }, ...passage.sentences] : passage.sentences;
-    parts.forEach((sentence, i) => {
-      for (const [lexeme, positions] of sentence.hits) {
-        tf.set(lexeme, (tf.get(lexeme) ?? 0) + positions.length);
-        for (const position of positions) occurrences.push({ lexeme, position: i * 100_000 + position });
-      }
-    });
+    const { tf, occurrences } = spanTerms(parts, weights, translations);
     let score = 0;
     for (const [lexeme, count] of tf) score += saturate(weights.get(lexeme) ?? 0, count / norm);
     passage.score = score + proximityBonus(proximityAccumulators(occurrences, weights), weights, norm);

@@ -1,10 +1,19 @@
+import { saturate } from '../index/bm25.js';
 import { domainPatternToRegex, urlMatchesAny } from '../index/domain-patterns.js';
 import { documentImages } from '../index/document-images.js';
 import { nearDuplicate } from '../answer/extractive-answer.js';
 import { autoParameters, quotedPhrases, timeWindow } from '../search-request.js';
 import { isCalendarDate } from '../dto/search-request.dto.js';
 import { markdownToText } from './markdown-text.js';
-import { MAX_PASSAGE_CHARS, type ScoredSentence, bestWindow, chunk, mayContainTerms, truncate } from './passages.js';
+import {
+  MAX_PASSAGE_CHARS,
+  type ScoredSentence,
+  bestWindow,
+  chunk,
+  mayContainTerms,
+  spanWeight,
+  truncate,
+} from './passages.js';
 import { linkListShare } from './link-list-share.js';
 import { stemPrefixes, words } from './words.js';
 import { proseSentences, splitSentences } from './sentences.js';
@@ -115,6 +124,18 @@ describe('passages', () => {
     const best = bestWindow(sentences, weights)!;
     expect(best.text.startsWith('The delta of the river is wide.')).toBe(true);
     expect(best.text.length).toBeLessThanOrEqual(MAX_PASSAGE_CHARS);
+  });
+
+  test("a translation's occurrences count at their share: the snippet finds the page's word for the query's", () => {
+    const translations = [{ source: 'delta', target: 'estuari', share: 0.4 }];
+    const estuary = sentence('The estuary is wide.', 1, [['estuari', [1]]]);
+    const sentences = [sentence('x'.repeat(480) + '.', 0), estuary];
+    expect(bestWindow(sentences, weights)!.text.startsWith('x')).toBe(true); // no hits without the translation
+    expect(bestWindow(sentences, weights, translations)!.text).toBe('The estuary is wide.');
+    expect(spanWeight([estuary], weights, translations)).toBeCloseTo(saturate(3, 0.4), 12);
+    expect(spanWeight([estuary], weights, translations)).toBeLessThan(
+      spanWeight([sentence('The delta is wide.', 1, [['delta', [1]]])], weights),
+    );
   });
 
   test('no hits: the opening of the page', () => {
