@@ -4,7 +4,6 @@ import { Database } from '../database/database.js';
 import type { ApiKeyDto } from './dto/key-response.dto.js';
 import { effectiveScopes } from './events/key.events.js';
 
-
 interface KeyRow {
   key_id: string;
   name: string;

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
 import type { OrganizationDto } from './dto/organization-response.dto.js';
 
-
 interface OrganizationRow {
   org_id: string;
   name: string;

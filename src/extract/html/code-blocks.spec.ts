@@ -59,7 +59,10 @@ describe('code blocks', () => {
 
   test('in markdown a highlighted block is fenced code, verbatim (no escapes)', () => {
     const html = `<html><head><title>Models</title></head><body><article><h1>Models</h1>${prose(4)}${HIGHLIGHTED}${prose(2)}</article></body></html>`;
-    const { content } = extractHtml(html, 'https://docs.example.org/models.html', { depth: 'basic', format: 'markdown' });
+    const { content } = extractHtml(html, 'https://docs.example.org/models.html', {
+      depth: 'basic',
+      format: 'markdown',
+    });
     expect(content).toContain(`\`\`\`\n${CODE}\`\`\``);
     const text = extractHtml(html, 'https://docs.example.org/models.html', { depth: 'basic', format: 'text' }).content;
     expect(text).toContain('class Person(models.Model):\n    name = "#1 <b>"');

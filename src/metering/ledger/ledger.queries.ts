@@ -6,7 +6,6 @@ import { formatScaled, toScaled } from './decimal.js';
 import type { UsageReportDto } from './ledger-response.dto.js';
 import type { LedgerEntryDto } from './ledger-response.dto.js';
 
-
 export interface LedgerFilter {
   readonly month?: string | undefined;
   readonly projectId?: string | undefined;
@@ -14,7 +13,6 @@ export interface LedgerFilter {
   readonly operation?: string | undefined;
   readonly environment?: string | undefined;
 }
-
 
 /** The columns of the CSV export, in order. */
 export const LEDGER_COLUMNS = [
