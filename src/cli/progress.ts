@@ -15,6 +15,7 @@ export function startProgress(
   stream: NodeJS.WritableStream & { isTTY?: boolean },
   label: string,
   total: number | undefined,
+  unit = 'events',
 ): Progress {
   if (!stream.isTTY) return SILENT;
   const known = total !== undefined && total > 0;
@@ -22,8 +23,8 @@ export function startProgress(
     {
       stream,
       format: known
-        ? `${label} [{bar}] {percentage}% | {value}/{total} events | {duration_formatted}`
-        : `${label} {value} events | {duration_formatted}`,
+        ? `${label} [{bar}] {percentage}% | {value}/{total} ${unit} | {duration_formatted}`
+        : `${label} {value} ${unit} | {duration_formatted}`,
       hideCursor: true,
       clearOnComplete: true,
       etaBuffer: 50,

@@ -12,6 +12,7 @@ import { orgCommands } from './org.commands.js';
 import { type CliIo, writeLine } from './output.js';
 import { projectCommands } from './project.commands.js';
 import { projectionCommands } from './projections.commands.js';
+import { translationCommands } from './translations.commands.js';
 import { PROGRAM, fullUsage, groupUsage } from './usage.js';
 
 export type { CliIo } from './output.js';
@@ -22,6 +23,7 @@ const GROUPS: readonly CommandGroup[] = [
   keyCommands,
   projectionCommands,
   ledgerCommands,
+  translationCommands,
   indexCommands,
 ];
 const HELP_FLAGS = new Set(['--help', '-h']);

@@ -65,12 +65,7 @@ export class TermTranslations {
       for (const lexeme of batch) this.pending.delete(lexeme);
       this.inFlight = batch;
       try {
-        await this.sql.query(COMPUTE_TRANSLATIONS_SQL, [
-          batch,
-          TRANSLATION.sample,
-          TRANSLATION.perTerm,
-          TRANSLATION.maxDfRatio,
-        ]);
+        await learnTranslations(this.sql, batch);
         this.learned += batch.length;
       } catch (error) {
         // Search works without translations; the terms are asked for again by a later query.
@@ -82,6 +77,25 @@ export class TermTranslations {
     }
   }
 }
+
+/** Learns (or learns again) the translations of `lexemes`, in one statement. */
+export async function learnTranslations(sql: Queryable, lexemes: readonly string[]): Promise<void> {
+  await sql.query(COMPUTE_TRANSLATIONS_SQL, [lexemes, TRANSLATION.sample, TRANSLATION.perTerm, TRANSLATION.maxDfRatio]);
+}
+
+/**
+ * The index's terms whose translations are missing or stale (see chooseTranslations), most widespread first: what
+ * `npm run cli -- translations learn` learns ahead of the queries.
+ */
+export const UNLEARNED_TERMS_SQL = `
+SELECT t.lexeme
+FROM search_terms t
+CROSS JOIN search_corpus_stats c
+LEFT JOIN search_translations s ON s.lexeme = t.lexeme
+WHERE t.df >= 2 AND t.df < c.doc_count
+  AND (s.lexeme IS NULL OR c.doc_count > s.doc_count * $1::float8 OR c.doc_count * $1::float8 < s.doc_count)
+ORDER BY t.df DESC, t.lexeme COLLATE "C"
+LIMIT $2::bigint`;
 
 /** A term's translations as stored: parallel arrays, and the corpus size they were learned at. */
 export interface StoredTranslations {
