@@ -1,12 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { TRANSLATION } from '../search/index/bm25.js';
-import { UNLEARNED_TERMS_SQL, learnTranslations } from '../search/index/term-translations.js';
+import { LEARN_BATCH, UNLEARNED_TERMS_SQL, learnTranslations } from '../search/index/term-translations.js';
 import { JSON_FLAG, optionalInteger, parseCommandArgs } from './args.js';
 import type { CliCommand, CommandGroup } from './command.js';
 import { startProgress } from './progress.js';
-
-/** Terms per statement, as the background learner. */
-const BATCH = 2;
 
 const LEARN = 'translations learn [--limit <terms>] [--json]';
 const learn: CliCommand = {
@@ -29,12 +26,12 @@ const learn: CliCommand = {
         ]);
         const progress = startProgress(ctx.io.stderr, 'learning', rows.length, 'terms');
         try {
-          for (let i = 0; i < rows.length; i += BATCH) {
+          for (let i = 0; i < rows.length; i += LEARN_BATCH) {
             await learnTranslations(
               ctx.db,
-              rows.slice(i, i + BATCH).map((r) => r.lexeme),
+              rows.slice(i, i + LEARN_BATCH).map((r) => r.lexeme),
             );
-            learned = Math.min(rows.length, i + BATCH);
+            learned = Math.min(rows.length, i + LEARN_BATCH);
             progress.update(learned);
           }
         } finally {

@@ -5,7 +5,7 @@ import { TRANSLATION } from './bm25.js';
 const COMPUTE_TRANSLATIONS_SQL = 'SELECT search_translations_compute($1::text[], $2::int, $3::int, $4::float8)';
 
 /** Terms learned per statement: a statement holds a connection (embedded: the one backend) for 20–80 ms. */
-const BATCH = 2;
+export const LEARN_BATCH = 2;
 /** Terms waiting beyond this are dropped (they are asked for again by the next query that uses them). */
 const MAX_PENDING = 10_000;
 
@@ -61,7 +61,7 @@ export class TermTranslations {
 
   private async drain(): Promise<void> {
     while (this.pending.size > 0 && !this.closed) {
-      const batch = [...this.pending].slice(0, BATCH).sort();
+      const batch = [...this.pending].slice(0, LEARN_BATCH).sort();
       for (const lexeme of batch) this.pending.delete(lexeme);
       this.inFlight = batch;
       try {
