@@ -2,7 +2,7 @@ import { TRANSLATION_SITE, translationCorpus } from '../../../test/fixtures/sear
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
 import { DocumentIndexWriter } from '../../crawl/document-index.writer.js';
 import { TRANSLATION, pseudoTf, saturate } from './bm25.js';
-import { LocalIndex } from './local-index.js';
+import { DEFAULT_TUNING, LocalIndex } from './local-index.js';
 import { type StoredTranslations, chooseTranslations } from './term-translations.js';
 
 describe('chooseTranslations', () => {
@@ -102,6 +102,22 @@ describe('learned translations on PostgreSQL', () => {
     expect(answer.bm25).toBeCloseTo(saturate(analysis.weights.get('neoplasm')!, tf), 9);
     expect(answer.bm25).toBeLessThan(pair.bm25);
     await index.close();
+  });
+
+  test('candidates from the impact-ordered postings (larger indexes) rank the same with translations', async () => {
+    const gin = new LocalIndex(database.db);
+    const postings = new LocalIndex(database.db, { ...DEFAULT_TUNING, exhaustiveBelow: 100 });
+    await gin.analyze('neoplasm');
+    await gin.translations.idle();
+    for (const query of ['neoplasm', QUERY]) {
+      const [a, b] = await Promise.all(
+        [gin, postings].map(async (index) => (await index.rank(await index.analyze(query), { limit: 70 })).documents),
+      );
+      expect(b.map((d) => d.url)).toEqual(a.map((d) => d.url));
+      expect(b.map((d) => d.score)).toEqual(a.map((d) => d.score));
+      expect(b.some((d) => d.url.endsWith('/answer'))).toBe(true);
+    }
+    await Promise.all([gin.close(), postings.close()]);
   });
 
   test('two nodes learning the same terms at once both succeed, and agree', async () => {
