@@ -110,9 +110,9 @@ describe('learned translations on PostgreSQL', () => {
     await gin.analyze('neoplasm');
     await gin.translations.idle();
     for (const query of ['neoplasm', QUERY]) {
-      const [a, b] = await Promise.all(
-        [gin, postings].map(async (index) => (await index.rank(await index.analyze(query), { limit: 70 })).documents),
-      );
+      const ranked = async (index: LocalIndex) =>
+        (await index.rank(await index.analyze(query), { limit: 70 })).documents;
+      const [a, b] = await Promise.all([ranked(gin), ranked(postings)]);
       expect(b.map((d) => d.url)).toEqual(a.map((d) => d.url));
       expect(b.map((d) => d.score)).toEqual(a.map((d) => d.score));
       expect(b.some((d) => d.url.endsWith('/answer'))).toBe(true);
