@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { loadConfig } from '../src/config/app-config.js';
 import type { ProviderSearchRequest, SearchProvider } from '../src/search/providers/search-provider.port.js';
+import { unfilteredSearchRequest } from '../src/search/search-request.js';
 import {
   BraveSearchProvider,
   SearxngSearchProvider,
@@ -17,17 +18,7 @@ const BRAVE_TOKEN = 'BSA-test-token-0123456789';
 const SERPAPI_KEY = 'serpapi-test-key-abcdef';
 
 const request = (overrides: Partial<ProviderSearchRequest> = {}): ProviderSearchRequest => ({
-  query: 'sea wall overtopping',
-  depth: 'basic',
-  maxResults: 5,
-  topic: 'general',
-  from: null,
-  to: null,
-  includeDomains: [],
-  excludeDomains: [],
-  requiredPhrases: [],
-  chunksPerSource: 3,
-  country: null,
+  ...unfilteredSearchRequest('sea wall overtopping', 'basic', 5),
   ...overrides,
 });
 

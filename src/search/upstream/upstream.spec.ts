@@ -1,5 +1,6 @@
 import { upstreamFixture } from '../../../test/support/upstream-servers.js';
 import type { ProviderSearchRequest } from '../providers/search-provider.port.js';
+import { unfilteredSearchRequest } from '../search-request.js';
 import { braveFreshness, braveHits, braveLanguage, parseBraveImages, parseBraveNews, parseBraveWeb } from './brave.js';
 import { filterHits, withSiteFilter } from './hit-filters.js';
 import { ShapeError, count, num } from './json-shape.js';
@@ -11,17 +12,7 @@ const NOW = new Date('2024-11-26T12:00:00Z');
 const DAY = 86_400_000;
 
 const request = (overrides: Partial<ProviderSearchRequest> = {}): ProviderSearchRequest => ({
-  query: 'sea wall overtopping',
-  depth: 'basic',
-  maxResults: 10,
-  topic: 'general',
-  from: null,
-  to: null,
-  includeDomains: [],
-  excludeDomains: [],
-  requiredPhrases: [],
-  chunksPerSource: 3,
-  country: null,
+  ...unfilteredSearchRequest('sea wall overtopping', 'basic', 10),
   ...overrides,
 });
 
