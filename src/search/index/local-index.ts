@@ -204,29 +204,24 @@ export class LocalIndex {
       avgTitleLen: docCount > 0 ? Number(row!.title_len_sum) / docCount : 0,
       avgBodyLen: docCount > 0 ? Number(row!.body_len_sum) / docCount : 0,
     };
-    const terms: RankTerm[] = (row?.terms ?? []).map((t) => ({
+    const analysed = (row?.terms ?? []).map((t) => ({
       lexeme: t.lexeme,
       qtf: Number(t.qtf),
       df: Number(t.df),
+      translations: t.translations
+        ? {
+            lexemes: t.translations,
+            weights: (t.translation_weights ?? []).map(Number),
+            docCount: Number(t.translated_docs),
+          }
+        : null,
     }));
+    const terms: RankTerm[] = analysed.map(({ lexeme, qtf, df }) => ({ lexeme, qtf, df }));
     const weights = new Map(terms.map((term) => [term.lexeme, termWeight(term, stats)]));
     const maxScore =
       terms.reduce((sum, term) => sum + termUpperBound(weights.get(term.lexeme)!), 0) +
       proximityUpperBound([...weights.values()]);
-    const { translations, toLearn } = chooseTranslations(
-      (row?.terms ?? []).map((t) => ({
-        lexeme: t.lexeme,
-        df: Number(t.df),
-        translations: t.translations
-          ? {
-              lexemes: t.translations,
-              weights: (t.translation_weights ?? []).map(Number),
-              docCount: Number(t.translated_docs),
-            }
-          : null,
-      })),
-      docCount,
-    );
+    const { translations, toLearn } = chooseTranslations(analysed, docCount);
     this.translations.request(toLearn);
     return { terms, stats, weights, maxScore, translations };
   }

@@ -167,13 +167,14 @@ export function rankSql(input: RankSqlInput): { text: string; values: unknown[] 
     values.push(value);
     return `$${values.length}`;
   };
+  const translated = input.translations.length > 0;
   const source =
     input.retrieval.kind === 'terms'
       ? `FROM documents d
   WHERE (d.title_tsv @@ ${param(input.retrieval.title)}::tsquery OR d.body_tsv @@ ${param(input.retrieval.body)}::tsquery)${filters}`
       : `FROM (
     SELECT p.doc_id, sum(qt.weight * p.impact) AS approx
-    FROM ${input.translations.length > 0 ? 'retrieving' : 'q'} qt
+    FROM ${translated ? 'retrieving' : 'q'} qt
     JOIN search_terms t ON t.lexeme = qt.lexeme
     CROSS JOIN LATERAL (
       SELECT p.doc_id, p.impact FROM search_postings p
@@ -190,7 +191,6 @@ export function rankSql(input: RankSqlInput): { text: string; values: unknown[] 
   const { k1, bBody, bTitle, titleWeight, proximityWindow, proximityWeight } = BM25F;
   // With translations, the candidates' term vectors keep the targets' lexemes too, each query lexeme's term frequency
   // adds its targets' (tf'(u) = tf(u) + Σ share·tf(w)), and proximity still looks at the query's own lexemes only.
-  const translated = input.translations.length > 0;
   const kept = translated ? param([...new Set([...input.lexemes, ...input.translations.map((t) => t.target)])]) : '$1';
   // Translations also retrieve from the postings, weighted by their share of their source's weight.
   const translationRows = translated
