@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
 import type { Queryable } from '../../database/database.js';
 import { projectRoot } from '../../database/project-root.js';
-import { BM25F } from './bm25.js';
+import { BM25F, BURSTINESS } from './bm25.js';
 import { LocalIndex, type LocalIndexTuning } from './local-index.js';
 import { TITLE_POSITION_OFFSET } from './ranking-sql.js';
 
@@ -120,7 +120,14 @@ function referenceScores(docs: ReferenceDoc[], query: Map<string, number>): Map<
   const avgTitle = docs.reduce((s, d) => s + length(d.title), 0) / n;
   const avgBody = docs.reduce((s, d) => s + length(d.body), 0) / n;
   const df = (t: string) => docs.filter((d) => d.title.has(t) || d.body.has(t)).length;
-  const weight = new Map([...query].map(([t, qtf]) => [t, Math.log(1 + (n - df(t) + 0.5) / (df(t) + 0.5)) * qtf]));
+  const cf = (t: string) => docs.reduce((s, d) => s + (d.title.get(t)?.length ?? 0) + (d.body.get(t)?.length ?? 0), 0);
+  const burst = (t: string) => (n >= BURSTINESS.minDocuments && df(t) > 0 ? Math.max(1, cf(t) / df(t)) : 1);
+  const weight = new Map(
+    [...query].map(([t, qtf]) => [
+      t,
+      Math.log(1 + (n - df(t) + 0.5) / (df(t) + 0.5)) * burst(t) ** BURSTINESS.exponent * qtf,
+    ]),
+  );
   const scores = new Map<string, number>();
   for (const doc of docs) {
     if (![...query.keys()].some((t) => doc.title.has(t) || doc.body.has(t))) continue;
@@ -219,14 +226,14 @@ async function expectSameAsReference(sql: Queryable): Promise<void> {
 /** Statistics as the triggers keep them equal statistics recomputed from the documents. */
 async function expectStatisticsExact(sql: Queryable): Promise<void> {
   const kept = await sql.query(
-    `SELECT (SELECT json_agg(json_build_array(lexeme, df) ORDER BY lexeme) FROM search_terms WHERE df <> 0) AS terms,
+    `SELECT (SELECT json_agg(json_build_array(lexeme, df, cf) ORDER BY lexeme) FROM search_terms WHERE df <> 0) AS terms,
             (SELECT json_build_array(doc_count, title_len_sum, body_len_sum) FROM search_corpus_stats) AS corpus,
             (SELECT json_agg(json_build_array(url, title_len, body_len) ORDER BY url) FROM documents) AS docs`,
   );
   const recomputed = await sql.query(
-    `SELECT (SELECT json_agg(json_build_array(lexeme, df) ORDER BY lexeme)
-             FROM (SELECT lexeme, count(*)::int AS df
-                   FROM documents, unnest(tsvector_to_array(title_tsv || body_tsv)) lexeme GROUP BY lexeme) t) AS terms,
+    `SELECT (SELECT json_agg(json_build_array(lexeme, df, cf) ORDER BY lexeme)
+             FROM (SELECT u.lexeme, count(*)::int AS df, sum(coalesce(array_length(u.positions, 1), 1))::int AS cf
+                   FROM documents, unnest(title_tsv || body_tsv) u GROUP BY u.lexeme) t) AS terms,
             (SELECT json_build_array(count(*), coalesce(sum(search_tsv_length(title_tsv)), 0),
                                      coalesce(sum(search_tsv_length(body_tsv)), 0)) FROM documents) AS corpus,
             (SELECT json_agg(json_build_array(url, search_tsv_length(title_tsv), search_tsv_length(body_tsv))
@@ -285,6 +292,22 @@ async function churn(sql: Queryable): Promise<void> {
      ON CONFLICT (url) DO UPDATE SET title = EXCLUDED.title, content = EXCLUDED.content`,
   );
 }
+
+/** The migrations the search index is made of, up to 025; ACRONYM_PLURALS_MIGRATION re-analyses existing pages. */
+const SEARCH_MIGRATIONS = [
+  '003_documents.sql',
+  '004_search_index.sql',
+  '020_search_text_analysis.sql',
+  '021_search_postings.sql',
+  '022_search_link_list_share.sql',
+  '025_search_translations.sql',
+];
+const ACRONYM_PLURALS_MIGRATION = '026_search_acronym_plurals.sql';
+const TERM_BURSTS_MIGRATION = '027_search_term_bursts.sql';
+
+const migration = (file: string) => readFile(path.join(projectRoot(), 'src/database/migrations', file), 'utf8');
+const queryable = (pglite: PGlite) =>
+  ({ query: (text: string, values?: unknown[]) => pglite.query(text, values) }) as unknown as Queryable;
 
 describe('BM25F ranking SQL against the TypeScript reference', () => {
   describe('on the test PostgreSQL', () => {
@@ -348,17 +371,10 @@ describe('BM25F ranking SQL against the TypeScript reference', () => {
     let sql: Queryable;
     beforeAll(async () => {
       pglite = await PGlite.create();
-      for (const file of [
-        '003_documents.sql',
-        '004_search_index.sql',
-        '020_search_text_analysis.sql',
-        '021_search_postings.sql',
-        '022_search_link_list_share.sql',
-        '025_search_translations.sql',
-      ]) {
-        await pglite.exec(await readFile(path.join(projectRoot(), 'src/database/migrations', file), 'utf8'));
+      for (const file of [...SEARCH_MIGRATIONS, ACRONYM_PLURALS_MIGRATION, TERM_BURSTS_MIGRATION]) {
+        await pglite.exec(await migration(file));
       }
-      sql = { query: (text: string, values?: unknown[]) => pglite.query(text, values) } as unknown as Queryable;
+      sql = queryable(pglite);
       await insertCorpus(sql);
     }, 60_000);
     afterAll(async () => {
@@ -376,6 +392,54 @@ describe('BM25F ranking SQL against the TypeScript reference', () => {
       await expectSameAsReference(sql);
       await expectPrunedPostingsExactScores(sql);
     });
+
+    test('migrations 026 and 027 on an existing index: acronym plurals analysed again, statistics and postings exact', async () => {
+      const before = await PGlite.create();
+      try {
+        for (const file of SEARCH_MIGRATIONS) await before.exec(await migration(file));
+        const old = queryable(before);
+        await insertCorpus(old);
+        await old.query(
+          `INSERT INTO documents (url, domain, title, content, content_hash)
+           VALUES ('https://hw.test/gpus', 'hw.test', 'GPUs for rent', 'Spot GPUs cost less. A GPU is fast.', 'g')`,
+        );
+        await old.query(
+          `INSERT INTO search_translations (lexeme, doc_count, translations, weights)
+           VALUES ('danub', 8, '{gpus}', '{1}'), ('river', 8, '{sea}', '{1}')`,
+        );
+        const vectors =
+          "SELECT title_tsv::text AS title, body_tsv::text AS body FROM documents WHERE domain = 'hw.test'";
+        expect((await old.query<{ title: string }>(vectors)).rows[0]!.title).toContain("'gpus'");
+        const untouched = await old.query("SELECT url, title_tsv, body_tsv FROM documents WHERE domain <> 'hw.test'");
+
+        await before.exec(await migration(ACRONYM_PLURALS_MIGRATION));
+        await before.exec(await migration(TERM_BURSTS_MIGRATION)); // and 027 counts the occurrences of existing pages
+        expect((await old.query<{ title: string; body: string }>(vectors)).rows[0]).toEqual({
+          title: "'gpu':1 'rent':3",
+          body: "'cost':3 'fast':8 'gpu':2,6 'less':4 'spot':1",
+        });
+        expect(
+          (await old.query("SELECT url, title_tsv, body_tsv FROM documents WHERE domain <> 'hw.test'")).rows,
+        ).toEqual(untouched.rows);
+        await expectStatisticsExact(old);
+        await expectSameAsReference(old);
+        // A translation to the plural is forgotten (learned again on use); the others stay.
+        const { rows } = await old.query<{ lexeme: string }>('SELECT lexeme FROM search_translations');
+        expect(rows.map((r) => r.lexeme)).toEqual(['river']);
+        // New pages are analysed the new way by the row trigger.
+        await old.query(
+          `INSERT INTO documents (url, domain, title, content, content_hash)
+           VALUES ('https://docs.test/pdf', 'docs.test', 'Exports', 'Save reports as PDFs.', 'p')`,
+        );
+        const { rows: pdf } = await old.query<{ body: string }>(
+          "SELECT body_tsv::text AS body FROM documents WHERE domain = 'docs.test'",
+        );
+        expect(pdf[0]!.body).toContain("'pdf'");
+        await expectStatisticsExact(old);
+      } finally {
+        await before.close();
+      }
+    }, 60_000);
 
     test('text analysis for passages works there too', async () => {
       const index = new LocalIndex(sql);

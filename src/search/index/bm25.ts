@@ -51,11 +51,30 @@ export function hubPrior(linkListShare: number): number {
   return 1 - HUB_PRIOR_WEIGHT * share * share;
 }
 
-/** Query terms as ranking sees them: a lexeme, how often the query has it, its document frequency. */
+/**
+ * Query terms are weighed by their burstiness too, cf/df (migration 027): a word that carries a topic is said several
+ * times by a page about it, a word used in passing once, whatever their document frequencies. Each term's weight is
+ * IDF × burstiness^exponent. On the judged terms of SciFact's training claims, burstiness predicts whether a claim's
+ * term is in its relevant abstract (correlation 0.26) where IDF does not (−0.004). Measured there (npm run
+ * eval:search): nDCG@10 0.7091 → 0.7140 at basic, 0.7117 → 0.7131 at advanced; in a replica of the ranking, +0.007
+ * on each half of the claims, and exponents 0.4–0.6 within 0.001 of each other.
+ */
+export const BURSTINESS = {
+  exponent: 0.5,
+  /**
+   * Smaller corpora weigh by IDF alone: a handful of pages is too few to tell a term's habit from one page's. (Shrinking
+   * cf/df towards 1 instead loses most of the gain: the rare terms' burstiness is the informative part.)
+   */
+  minDocuments: 1000,
+} as const;
+
+/** Query terms as ranking sees them: a lexeme, how often the query has it, its document and collection frequencies. */
 export interface RankTerm {
   readonly lexeme: string;
   readonly qtf: number;
   readonly df: number;
+  /** Occurrences in the whole index (titles and bodies). */
+  readonly cf: number;
 }
 
 export interface CorpusStats {
@@ -69,9 +88,18 @@ export function idf(docCount: number, df: number): number {
   return Math.log(1 + (docCount - df + 0.5) / (df + 0.5));
 }
 
-/** The weight of a query term: its IDF times its frequency in the query (a repeated term counts again). */
+/** Occurrences of a term in a document that has it, on average (1 for a term in no document). */
+export function burstiness(term: Pick<RankTerm, 'df' | 'cf'>): number {
+  return term.df > 0 ? Math.max(1, term.cf / term.df) : 1;
+}
+
+/**
+ * The weight of a query term: its IDF times its burstiness^BURSTINESS.exponent (in corpora of minDocuments or more),
+ * times its frequency in the query (a repeated term counts again).
+ */
 export function termWeight(term: RankTerm, stats: CorpusStats): number {
-  return idf(stats.docCount, term.df) * term.qtf;
+  const bursts = stats.docCount >= BURSTINESS.minDocuments ? burstiness(term) ** BURSTINESS.exponent : 1;
+  return idf(stats.docCount, term.df) * bursts * term.qtf;
 }
 
 /** BM25's length normaliser of a field: 1 − b + b·len/avg (1 when the corpus has no text in that field). */

@@ -192,6 +192,7 @@ export class LocalIndex {
         lexeme: string;
         qtf: number;
         df: number;
+        cf: number;
         translations: string[] | null;
         translation_weights: number[] | null;
         translated_docs: number | null;
@@ -208,6 +209,7 @@ export class LocalIndex {
       lexeme: t.lexeme,
       qtf: Number(t.qtf),
       df: Number(t.df),
+      cf: Number(t.cf),
       translations: t.translations
         ? {
             lexemes: t.translations,
@@ -216,7 +218,7 @@ export class LocalIndex {
           }
         : null,
     }));
-    const terms: RankTerm[] = analysed.map(({ lexeme, qtf, df }) => ({ lexeme, qtf, df }));
+    const terms: RankTerm[] = analysed.map(({ lexeme, qtf, df, cf }) => ({ lexeme, qtf, df, cf }));
     const weights = new Map(terms.map((term) => [term.lexeme, termWeight(term, stats)]));
     const maxScore =
       terms.reduce((sum, term) => sum + termUpperBound(weights.get(term.lexeme)!), 0) +
@@ -399,11 +401,13 @@ export class LocalIndex {
       return prefixes.some((prefix) => folded.startsWith(prefix));
     };
     const candidates = texts.map((text) => words(text).filter((w) => mayStem(w.word)));
-    const lexemesOf = await this.wordLexemes.lexemesOf(new Set(candidates.flatMap((list) => list.map((w) => w.word))));
+    const lexemesOf = await this.wordLexemes.lexemesOf(
+      new Set(candidates.flatMap((list) => list.map((w) => w.written))),
+    );
     candidates.forEach((list, i) => {
       const hits = result[i]!;
-      for (const { word, position } of list) {
-        for (const lexeme of lexemesOf.get(word) ?? []) {
+      for (const { written, position } of list) {
+        for (const lexeme of lexemesOf.get(written) ?? []) {
           if (!wanted.has(lexeme)) continue;
           const positions = hits.get(lexeme);
           if (positions) positions.push(position);

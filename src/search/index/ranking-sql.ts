@@ -10,7 +10,7 @@ import type { Translation } from './term-translations.js';
 export const TITLE_POSITION_OFFSET = 100_000;
 
 /**
- * The query's lexemes (English stemming, stop words dropped) with their document frequency and learned translations
+ * The query's lexemes (English stemming, stop words dropped) with their document and collection frequencies, learned translations
  * (null: not learned yet; see term-translations.ts), and the corpus totals.
  */
 export const ANALYZE_QUERY_SQL = `
@@ -18,7 +18,7 @@ SELECT c.doc_count::float8 AS doc_count,
        c.title_len_sum::float8 AS title_len_sum,
        c.body_len_sum::float8 AS body_len_sum,
        coalesce((
-         SELECT json_agg(json_build_object('lexeme', q.lexeme, 'qtf', q.qtf, 'df', coalesce(t.df, 0),
+         SELECT json_agg(json_build_object('lexeme', q.lexeme, 'qtf', q.qtf, 'df', coalesce(t.df, 0), 'cf', coalesce(t.cf, 0),
                                            'translations', tr.translations, 'translation_weights', tr.weights,
                                            'translated_docs', tr.doc_count)
                          ORDER BY q.first, q.lexeme)
@@ -303,7 +303,7 @@ export const FETCH_DOCUMENTS_SQL = `
 SELECT url, domain, title, content, published_date, fetched_at, favicon, images, structured_data
 FROM documents WHERE url = ANY($1::text[])`;
 
-/** Each word's lexemes as the index analyses text (English stemming; none for a stop word). */
+/** Each word's lexemes as the index analyses text (search_text, English stemming; none for a stop word). */
 export const WORD_LEXEMES_SQL = `
-SELECT t.w AS word, ARRAY(SELECT u.lexeme FROM unnest(to_tsvector('english'::regconfig, t.w)) u) AS lexemes
+SELECT t.w AS word, ARRAY(SELECT u.lexeme FROM unnest(to_tsvector('english'::regconfig, search_text(t.w))) u) AS lexemes
 FROM unnest($1::text[]) AS t(w)`;

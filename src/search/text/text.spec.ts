@@ -261,18 +261,21 @@ describe('images and answers helpers', () => {
 });
 
 describe('words', () => {
-  test('runs of letters and digits, lower-cased, positioned as to_tsvector counts words', () => {
-    expect(words('Rivers flow; the p53 gene at 3.5 mg, café.')).toEqual([
-      { word: 'rivers', position: 1 },
-      { word: 'flow', position: 2 },
-      { word: 'the', position: 3 },
-      { word: 'p53', position: 4 },
-      { word: 'gene', position: 5 },
-      { word: 'at', position: 6 },
-      { word: '3.5', position: 7 },
-      { word: 'mg', position: 8 },
-      { word: 'café', position: 9 },
-    ]);
+  test('runs of letters and digits, lower-cased and as written, positioned as to_tsvector counts words', () => {
+    expect(words('Rivers flow; the p53 gene at 3.5 mg, café. GPUs')).toEqual(
+      [
+        ['rivers', 'Rivers'],
+        ['flow', 'flow'],
+        ['the', 'the'],
+        ['p53', 'p53'],
+        ['gene', 'gene'],
+        ['at', 'at'],
+        ['3.5', '3.5'],
+        ['mg', 'mg'],
+        ['café', 'café'],
+        ['gpus', 'GPUs'],
+      ].map(([word, written], i) => ({ word, written, position: i + 1 })),
+    );
   });
 
   test('stem prefixes allow the y → i stems and fold accents', () => {

@@ -1,6 +1,9 @@
 /** One word of a text and its position (1-based, counted in words as PostgreSQL's to_tsvector counts them). */
 export interface Word {
+  /** Lower-cased. */
   readonly word: string;
+  /** As written (the index's analysis reads case: search_text, migration 026). */
+  readonly written: string;
   readonly position: number;
 }
 
@@ -14,7 +17,9 @@ const WORD = /[\p{L}\p{M}\p{N}]+(?:\.\p{N}+)*/gu;
 export function words(text: string): Word[] {
   const found: Word[] = [];
   let position = 0;
-  for (const match of text.matchAll(WORD)) found.push({ word: match[0].toLowerCase(), position: ++position });
+  for (const match of text.matchAll(WORD)) {
+    found.push({ word: match[0].toLowerCase(), written: match[0], position: ++position });
+  }
   return found;
 }
 
