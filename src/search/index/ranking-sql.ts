@@ -10,8 +10,8 @@ import type { Translation } from './term-translations.js';
 export const TITLE_POSITION_OFFSET = 100_000;
 
 /**
- * The query's lexemes (English stemming, stop words dropped) with their document and collection frequencies, learned translations
- * (null: not learned yet; see term-translations.ts), and the corpus totals.
+ * The query's lexemes (English stemming, stop words dropped) with their document and collection frequencies and
+ * learned translations (null: not learned yet; see term-translations.ts), and the corpus totals.
  */
 export const ANALYZE_QUERY_SQL = `
 SELECT c.doc_count::float8 AS doc_count,
