@@ -227,12 +227,8 @@ describe('the metering pipeline, on routes registered only by the tests', () => 
       await post('/test/search', { query: 'b' }, second.key);
       const charges = await chargesOf(app, fresh.orgId);
       expect(charges).toHaveLength(3);
-      // The per-operation figures come from the read models, which follow the charges a moment later.
-      let usage = await call(app.url, 'GET', '/usage', { token: first.key });
-      for (let i = 0; i < 60 && usage.body.account.search_usage < 3; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        usage = await call(app.url, 'GET', '/usage', { token: first.key });
-      }
+      // The per-operation figures come from the read models: /usage waits until they include the calls before it.
+      const usage = await call(app.url, 'GET', '/usage', { token: first.key });
       expect(usage.status).toBe(200);
       expect(usage.body.key).toMatchObject({
         usage: 3,
@@ -253,6 +249,29 @@ describe('the metering pipeline, on routes registered only by the tests', () => 
       expect(usage.headers.get('x-credits-used')).toBe('4');
       expect(await chargesOf(app, fresh.orgId)).toHaveLength(3);
       expect((await call(app.url, 'GET', '/usage', {})).status).toBe(401);
+    });
+
+    test("X-Project-ID narrows the account figures to a project; the key figures stay the key's", async () => {
+      const fresh = await meteredOrganization(app, smtp, 'usage-projects@a.test');
+      const other = await call(app.url, 'POST', `/orgs/${fresh.orgId}/projects`, {
+        token: fresh.session,
+        body: { name: 'other' },
+      });
+      expect(other.status).toBe(201);
+      const inFirst = await fresh.key();
+      const inOther = await fresh.key({ project_id: other.body.id });
+      await post('/test/search', { query: 'a', search_depth: 'advanced' }, inFirst.key);
+      await post('/test/search', { query: 'b' }, inOther.key);
+      await post('/test/extract', { urls: Array.from({ length: 5 }, (_, i) => `https://u/${i}`) }, inOther.key);
+      const usage = (projectId: string) =>
+        call(app.url, 'GET', '/usage', { token: inFirst.key, headers: { 'x-project-id': projectId } });
+      const first = await usage(fresh.projectId);
+      expect(first.body.account).toMatchObject({ plan_usage: 2, search_usage: 2, extract_usage: 0 });
+      expect(first.body.key).toMatchObject({ usage: 2, search_usage: 2, extract_usage: 0 });
+      const second = await usage(other.body.id);
+      expect(second.body.account).toMatchObject({ plan_usage: 2, search_usage: 1, extract_usage: 1 });
+      expect(second.body.key).toMatchObject({ usage: 2, search_usage: 2 });
+      expect(second.headers.get('x-credits-used')).toBe('4');
     });
   });
 

@@ -10,6 +10,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorResponseDto, RateLimitErrorResponseDto } from '../http/dto/error-response.dto.js';
 import { SECURITY, USAGE_HEADERS, headerRefs } from '../openapi/openapi-components.js';
+import { ReadYourWrites } from '../../projections/read-your-writes.js';
 import { KeyUsageDto } from './dto/key-usage.dto.js';
 import { Database } from '../database/database.js';
 import { isUuid } from '../organizations/org-access.service.js';
@@ -18,6 +19,12 @@ import { MeteringPipeline } from './metering-pipeline.js';
 import { takeApiKey } from './take-api-key.js';
 
 const OPERATIONS = ['search', 'extract', 'crawl', 'map', 'research'] as const;
+
+/**
+ * How long /usage waits for the read models to include the calls answered before it (they follow the charges by a
+ * few milliseconds); past it, it answers with what they hold.
+ */
+const FRESHNESS_WAIT_MS = 2000;
 
 /**
  * GET /usage with an API key (compat-reference.md section 4): this key's and its organization's credits this month.
@@ -29,6 +36,7 @@ export class UsageController {
   constructor(
     private readonly pipeline: MeteringPipeline,
     private readonly db: Database,
+    private readonly readYourWrites: ReadYourWrites,
   ) {}
 
   /** This key's and its organization's credits this month (free, rate limited) */
@@ -55,8 +63,8 @@ export class UsageController {
     const planUsage = await this.pipeline.creditsUsed(orgId, month);
     const projectHeader = request.headers['x-project-id'];
     const projectId = typeof projectHeader === 'string' && isUuid(projectHeader) ? projectHeader : null;
-    const keyOps = await this.byOperation(orgId, month, { keyId: caller.key.keyId });
-    const accountOps = await this.byOperation(orgId, month, { projectId, environment: 'live' });
+    await this.readYourWrites.includeEverythingStored(FRESHNESS_WAIT_MS);
+    const { keyOps, accountOps } = await this.byOperation(orgId, month, caller.key.keyId, projectId);
     const limit = caller.plan.monthlyCreditAllowance;
     void reply.headers({
       ...headers,
@@ -77,21 +85,34 @@ export class UsageController {
     };
   }
 
+  /**
+   * Credits per operation this month: of this key (any environment), and of the organization's live keys (of one
+   * project when given). One statement, so both come from the same snapshot of the read models.
+   */
   private async byOperation(
     orgId: string,
     month: string,
-    filter: { keyId?: string; projectId?: string | null; environment?: string },
-  ): Promise<Map<string, number>> {
-    const conditions = ['org_id = $1', 'month = $2'];
-    const values: unknown[] = [orgId, month];
-    if (filter.keyId) conditions.push(`key_id = $${values.push(filter.keyId)}`);
-    if (filter.projectId) conditions.push(`project_id = $${values.push(filter.projectId)}`);
-    if (filter.environment) conditions.push(`environment = $${values.push(filter.environment)}`);
-    const result = await this.db.query<{ operation: string; credits: string }>(
-      `SELECT operation, sum(credits) AS credits FROM usage_daily WHERE ${conditions.join(' AND ')} GROUP BY operation`,
-      values,
+    keyId: string,
+    projectId: string | null,
+  ): Promise<{ keyOps: Map<string, number>; accountOps: Map<string, number> }> {
+    const result = await this.db.query<{
+      operation: string;
+      key_credits: string | null;
+      account_credits: string | null;
+    }>(
+      `SELECT operation,
+         sum(credits) FILTER (WHERE key_id = $3) AS key_credits,
+         sum(credits) FILTER (WHERE environment = 'live' AND ($4::uuid IS NULL OR project_id = $4)) AS account_credits
+       FROM usage_daily WHERE org_id = $1 AND month = $2 GROUP BY operation`,
+      [orgId, month, keyId, projectId],
     );
-    return new Map(result.rows.map((r) => [r.operation, Math.round(Number(r.credits))]));
+    const keyOps = new Map<string, number>();
+    const accountOps = new Map<string, number>();
+    for (const row of result.rows) {
+      if (row.key_credits !== null) keyOps.set(row.operation, Math.round(Number(row.key_credits)));
+      if (row.account_credits !== null) accountOps.set(row.operation, Math.round(Number(row.account_credits)));
+    }
+    return { keyOps, accountOps };
   }
 }
 
