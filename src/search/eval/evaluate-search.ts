@@ -6,9 +6,11 @@
  *
  * With DATABASE_URL set (services mode) it works in a scratch schema of that database, dropped afterwards; without
  * it, in an embedded PGlite in a temporary data directory (the embedded mode's database). EVAL_KEEP=1 keeps either.
- * Options: --depth basic|advanced|basic,advanced (default both), --queries N (the first N judged queries).
+ * Options: --depth basic|advanced|basic,advanced (default both), --queries N (the first N judged queries), --run FILE
+ * (writes each depth's top 100 of every query in the TREC run format, `qid Q0 docid rank score depth`, for trec_eval
+ * or for fusing with another system's run).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -24,7 +26,7 @@ import { mean, ndcgAt, recallAt, reciprocalRankAt } from './retrieval-metrics.js
 
 type Depth = 'basic' | 'advanced';
 
-interface DepthResult {
+export interface DepthResult {
   readonly depth: Depth;
   readonly ndcg10: number;
   readonly recall100: number;
@@ -36,8 +38,16 @@ interface DepthResult {
 const URL_PREFIX = 'https://eval.invalid/doc/';
 const WRITE_BATCH = 500;
 
-function parseArgs(argv: readonly string[]): { dir: string; depths: Depth[]; queries: number } {
+export interface Args {
+  readonly dir: string;
+  readonly depths: Depth[];
+  readonly queries: number;
+  readonly run: string | null;
+}
+
+export function parseArgs(argv: readonly string[]): Args {
   let dir: string | undefined;
+  let run: string | null = null;
   let depths: Depth[] = ['basic', 'advanced'];
   let queries = Infinity;
   for (let i = 0; i < argv.length; i++) {
@@ -48,11 +58,14 @@ function parseArgs(argv: readonly string[]): { dir: string; depths: Depth[]; que
     } else if (arg === '--queries') {
       queries = Number(argv[++i]);
       if (!Number.isInteger(queries) || queries < 1) throw new Error('--queries takes a positive integer');
+    } else if (arg === '--run') {
+      run = argv[++i] ?? '';
+      if (!run) throw new Error('--run takes a file name');
     } else if (!arg.startsWith('--') && dir === undefined) dir = arg;
     else throw new Error(`unknown argument: ${arg}`);
   }
-  if (!dir) throw new Error('usage: npm run eval:search <dir> [--depth basic,advanced] [--queries N]');
-  return { dir, depths, queries };
+  if (!dir) throw new Error('usage: npm run eval:search <dir> [--depth basic,advanced] [--queries N] [--run FILE]');
+  return { dir, depths, queries, run };
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -79,6 +92,7 @@ export async function evaluate(
   dataset: BeirDataset,
   depth: Depth,
   queries = dataset.queries,
+  run: string[] | null = null,
 ): Promise<DepthResult> {
   const idOf = (url: string) => decodeURIComponent(url.slice(URL_PREFIX.length));
   const ndcg: number[] = [];
@@ -94,6 +108,7 @@ export async function evaluate(
     ndcg.push(ndcgAt(ranking, judged, 10));
     mrr.push(reciprocalRankAt(ranking, judged, 10));
     const deep = await provider.search(request(query.text, depth, 100));
+    deep.forEach((hit, i) => run?.push(`${query.id} Q0 ${idOf(hit.url)} ${i + 1} ${hit.score} ${depth}`));
     recall.push(
       recallAt(
         deep.map((hit) => idOf(hit.url)),
@@ -113,13 +128,17 @@ export async function evaluate(
   };
 }
 
-async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+/**
+ * Indexes `args.dir` and evaluates its judged queries; prints through `out`. Services mode with `databaseUrl` (a
+ * scratch schema, dropped afterwards unless `keep`), else an embedded PGlite in a temporary data directory.
+ */
+export async function runEvaluation(
+  args: Args,
+  options: { databaseUrl?: string; keep?: boolean; out: (line?: string) => void },
+): Promise<DepthResult[]> {
   const dataset = await readBeirDataset(args.dir);
-  const out = (line = '') => process.stdout.write(`${line}\n`);
-  const databaseUrl = process.env.DATABASE_URL;
-  const keep = Boolean(process.env.EVAL_KEEP);
-  const schema = databaseUrl ? `eval_search_${process.pid}` : 'public';
+  const { databaseUrl, keep = false, out } = options;
+  const schema = databaseUrl ? `eval_search_${process.pid}_${Date.now()}` : 'public';
   const dataDir = databaseUrl ? null : await mkdtemp(path.join(tmpdir(), 'eval-search-'));
   const embedded = dataDir ? await EmbeddedPostgres.start(dataDir, 0, 8) : null;
   const db = Database.connect(embedded?.connectionString ?? databaseUrl!, schema, 4);
@@ -143,7 +162,12 @@ async function main(): Promise<void> {
     );
     await evaluate(provider, dataset, args.depths[0]!, queries.slice(0, 20)); // warm-up
     const results: DepthResult[] = [];
-    for (const depth of args.depths) results.push(await evaluate(provider, dataset, depth, queries));
+    if (args.run) await writeFile(args.run, '');
+    for (const depth of args.depths) {
+      const run: string[] | null = args.run ? [] : null;
+      results.push(await evaluate(provider, dataset, depth, queries, run));
+      if (args.run && run) await appendFile(args.run, run.map((line) => `${line}\n`).join(''));
+    }
     out();
     out('| depth    | nDCG@10 | recall@100 | MRR@10 | p50 ms | p99 ms |');
     out('|----------|---------|------------|--------|--------|--------|');
@@ -154,6 +178,7 @@ async function main(): Promise<void> {
       );
     }
     out(JSON.stringify({ dataset: path.resolve(args.dir), documents: dataset.corpus.length, results }));
+    return results;
   } finally {
     if (databaseUrl && !keep) await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`).catch(() => {});
     await db.close();
@@ -162,8 +187,3 @@ async function main(): Promise<void> {
     if (dataDir && keep) process.stderr.write(`kept ${dataDir}\n`);
   }
 }
-
-main().catch((error: unknown) => {
-  process.stderr.write(`${(error as Error).message ?? String(error)}\n`);
-  process.exit(1);
-});
