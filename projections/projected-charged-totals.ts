@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { type Database, quoteIdent } from '../src/database/database.js';
-import { type EventStore, type Position, START } from '../src/event-store/event-store.port.js';
+import type { Position } from '../src/event-store/event-store.port.js';
 import type { ChargedTotals } from '../src/metering/charged-totals.port.js';
 import type { SeedValue } from '../src/metering/counters/credit-counters.js';
 import { loadCheckpoint } from './checkpoint-store.js';
@@ -17,7 +17,6 @@ export class ProjectedChargedTotals implements ChargedTotals {
   constructor(
     private readonly db: Database,
     private readonly runner: ProjectionRunner,
-    private readonly store: EventStore,
     private readonly waitTimeoutMs: number,
   ) {}
 
@@ -87,8 +86,7 @@ export class ProjectedChargedTotals implements ChargedTotals {
     }
   }
 
-  private async caughtUp(): Promise<void> {
-    const head = await this.store.headPosition();
-    if (head !== START) await this.runner.waitFor(head, this.waitTimeoutMs);
+  private caughtUp(): Promise<void> {
+    return this.runner.waitForHead(this.waitTimeoutMs);
   }
 }

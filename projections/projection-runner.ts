@@ -131,6 +131,12 @@ export class ProjectionRunner {
     }
   }
 
+  /** Resolves once the read models include every event stored when it is called; rejects after `timeoutMs`. */
+  async waitForHead(timeoutMs: number): Promise<void> {
+    const head = await this.store.headPosition();
+    if (head !== START) await this.waitFor(head, timeoutMs);
+  }
+
   /** Resolves once the read models include `position` (read-your-writes); rejects after `timeoutMs`. */
   async waitFor(position: Position, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;

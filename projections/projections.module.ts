@@ -33,9 +33,9 @@ import { ReadYourWrites } from './read-your-writes.js';
     },
     {
       provide: CHARGED_TOTALS,
-      inject: [Database, ProjectionRunner, EVENT_STORE, APP_CONFIG],
-      useFactory: (db: Database, runner: ProjectionRunner, store: EventStore, config: AppConfig) =>
-        new ProjectedChargedTotals(db, runner, store, config.projectionWaitTimeoutMs),
+      inject: [Database, ProjectionRunner, APP_CONFIG],
+      useFactory: (db: Database, runner: ProjectionRunner, config: AppConfig) =>
+        new ProjectedChargedTotals(db, runner, config.projectionWaitTimeoutMs),
     },
     ReadYourWrites,
   ],

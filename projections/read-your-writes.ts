@@ -1,6 +1,6 @@
 import { Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../src/config/app-config.js';
-import { EVENT_STORE, type EventStore, type Position, START } from '../src/event-store/event-store.port.js';
+import type { Position } from '../src/event-store/event-store.port.js';
 import { ProjectionRunner, ProjectionTimeoutError } from './projection-runner.js';
 
 /** Control-plane writes answer only once the read models (and so every node's reads) include them. */
@@ -8,7 +8,6 @@ import { ProjectionRunner, ProjectionTimeoutError } from './projection-runner.js
 export class ReadYourWrites {
   constructor(
     private readonly runner: ProjectionRunner,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -28,10 +27,8 @@ export class ReadYourWrites {
    * calls that answered before it, on any node). False when they did not in time: the caller reads what they hold.
    */
   async includeEverythingStored(timeoutMs: number): Promise<boolean> {
-    const head = await this.store.headPosition();
-    if (head === START) return true;
     try {
-      await this.runner.waitFor(head, timeoutMs);
+      await this.runner.waitForHead(timeoutMs);
       return true;
     } catch (error) {
       if (error instanceof ProjectionTimeoutError) return false;
