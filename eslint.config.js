@@ -3,6 +3,7 @@
 import eslint from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import prettier from 'eslint-config-prettier/flat';
+import regexp from 'eslint-plugin-regexp';
 import tseslint from 'typescript-eslint';
 
 // Node.js globals for the plain JavaScript files (config files, scripts). TypeScript files need none: the
@@ -97,6 +98,19 @@ export default defineConfig(
       ],
       // Do NOT enable `@typescript-eslint/consistent-type-imports`: with emitDecoratorMetadata, NestJS injection
       // needs constructor-parameter classes imported as values, and an `import type` would silently break DI.
+    },
+  },
+
+  {
+    // Regular expressions run on text we do not control (pages, headers, URLs, engine results): one that backtracks
+    // super-linearly blocks the event loop, and with it every request, for as long as its input makes it. A pattern
+    // these rules flag is rewritten to be linear (a class that excludes the next opener, a lookbehind that starts a
+    // run once, a helper of src/common/linear-text.ts), or bounded, or disabled on its line with the reason it is safe.
+    name: 'project/regexp',
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': 'error',
+      'regexp/no-super-linear-move': 'error',
     },
   },
 

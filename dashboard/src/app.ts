@@ -13,7 +13,9 @@ let rendering = 0;
 
 function currentPath(): string {
   const path = location.pathname.startsWith(base) ? location.pathname.slice(base.length) : location.pathname;
-  return path.replace(/\/+$/, '') || '/';
+  let end = path.length;
+  while (end > 0 && path[end - 1] === '/') end--;
+  return path.slice(0, end) || '/';
 }
 
 function navigate(path: string, options: { replace?: boolean } = {}): void {

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
+import { trimChars, trimEndChars } from '../common/linear-text.js';
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const toBool = ({ value }: { value: unknown }) =>
@@ -392,7 +393,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
   const port = vars.PORT ?? 3000;
-  const publicBaseUrl = (vars.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const publicBaseUrl = trimEndChars(vars.PUBLIC_BASE_URL ?? `http://localhost:${port}`, '/');
   const dashboardUrl = resolveDashboardUrl(publicBaseUrl, vars.DASHBOARD_URL ?? '/dashboard');
   return {
     mode: vars.DATABASE_URL ? 'services' : 'embedded',
@@ -430,8 +431,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     fetchOwnedHostConcurrency: vars.FETCH_OWNED_HOST_CONCURRENCY ?? null,
     extractThreads: vars.EXTRACT_THREADS ?? os.availableParallelism(),
     chromiumPath: vars.CHROMIUM_PATH ?? (existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : null),
-    youtubeBaseUrl: (vars.YOUTUBE_BASE_URL ?? 'https://www.youtube.com').replace(/\/+$/, ''),
-    llmBaseUrl: vars.LLM_BASE_URL ? vars.LLM_BASE_URL.replace(/\/+$/, '') : null,
+    youtubeBaseUrl: trimEndChars(vars.YOUTUBE_BASE_URL ?? 'https://www.youtube.com', '/'),
+    llmBaseUrl: vars.LLM_BASE_URL ? trimEndChars(vars.LLM_BASE_URL, '/') : null,
     llmModel: vars.LLM_MODEL ?? 'gpt-4o-mini',
     llmApiKey: vars.LLM_API_KEY ?? null,
     llmTimeoutMs: vars.LLM_TIMEOUT_MS ?? 20000,
@@ -440,17 +441,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     researchLeaseMs: vars.RESEARCH_LEASE_MS ?? 30000,
     researchPollMs: vars.RESEARCH_POLL_MS ?? 1000,
     researchMaxAttempts: vars.RESEARCH_MAX_ATTEMPTS ?? 3,
-    searxngUrl: vars.SEARXNG_URL ? vars.SEARXNG_URL.replace(/\/+$/, '') : null,
+    searxngUrl: vars.SEARXNG_URL ? trimEndChars(vars.SEARXNG_URL, '/') : null,
     braveApiKey: vars.BRAVE_API_KEY ?? null,
-    braveBaseUrl: (vars.BRAVE_BASE_URL ?? 'https://api.search.brave.com').replace(/\/+$/, ''),
+    braveBaseUrl: trimEndChars(vars.BRAVE_BASE_URL ?? 'https://api.search.brave.com', '/'),
     serpapiApiKey: vars.SERPAPI_API_KEY ?? null,
-    serpapiBaseUrl: (vars.SERPAPI_BASE_URL ?? 'https://serpapi.com').replace(/\/+$/, ''),
+    serpapiBaseUrl: trimEndChars(vars.SERPAPI_BASE_URL ?? 'https://serpapi.com', '/'),
     serpapiWebSearch: vars.SERPAPI_WEB_SEARCH ?? false,
     upstreamTimeoutMs: vars.UPSTREAM_TIMEOUT_MS ?? 10000,
   };
 }
 
 function resolveDashboardUrl(publicBaseUrl: string, dashboard: string): string {
-  if (/^https?:\/\//.test(dashboard)) return dashboard.replace(/\/+$/, '');
-  return `${publicBaseUrl}/${dashboard.replace(/^\/+|\/+$/g, '')}`;
+  if (/^https?:\/\//.test(dashboard)) return trimEndChars(dashboard, '/');
+  return `${publicBaseUrl}/${trimChars(dashboard, '/')}`;
 }

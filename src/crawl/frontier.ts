@@ -7,6 +7,7 @@ import { keyOf, normalizeUrl } from './normalize-url.js';
 import { type RelevanceFields, type RelevanceRanker, pathOf } from './relevance.js';
 import { parseSitemap } from './sitemap.js';
 import { isAssetUrl } from './url-kinds.js';
+import { trimEndChars } from '../common/linear-text.js';
 
 /**
  * The frontier map and crawl share. Breadth-first from the start URL, level by level (so results come in a stable
@@ -663,7 +664,7 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | nul
 function directoryOf(pathname: string): string {
   const lastSlash = pathname.lastIndexOf('/');
   const last = pathname.slice(lastSlash + 1);
-  const directory = last.includes('.') ? pathname.slice(0, lastSlash + 1) : `${pathname.replace(/\/+$/, '')}/`;
+  const directory = last.includes('.') ? pathname.slice(0, lastSlash + 1) : `${trimEndChars(pathname, '/')}/`;
   return directory || '/';
 }
 

@@ -1,3 +1,5 @@
+import { trimEndChars } from '../common/linear-text.js';
+
 /**
  * One spelling per page. Map and crawl meet the same page under many URLs (relative links, fragments, tracking
  * parameters, `/a` vs `/a/`); `normalizeUrl` gives the URL we show and fetch, `pageKey` the identity we de-duplicate
@@ -75,7 +77,7 @@ export function normalizeUrl(input: string, base?: string | URL): string | null 
 /** The identity of a page: its normalized URL with a trailing slash removed from any path but the root. */
 export function pageKey(normalized: string): string {
   const url = new URL(normalized);
-  if (url.pathname.length > 1 && url.pathname.endsWith('/')) url.pathname = url.pathname.replace(/\/+$/, '');
+  if (url.pathname.length > 1 && url.pathname.endsWith('/')) url.pathname = trimEndChars(url.pathname, '/');
   return url.href;
 }
 

@@ -11,6 +11,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { projectRoot } from '../database/project-root.js';
 import { errorBody } from '../http/error-body.js';
 import { DASHBOARD_HEADERS, assetsMissingPage, dashboardShell } from './dashboard-page.js';
+import { trimEndChars } from '../common/linear-text.js';
 
 const ASSET_NAME = /^[a-z0-9][a-z0-9-]*\.(js|css|svg)$/;
 const CONTENT_TYPES: Record<string, string> = {
@@ -37,7 +38,7 @@ export function dashboardBasePath(dashboardUrl: string): string {
   } catch {
     pathname = dashboardUrl;
   }
-  const trimmed = pathname.replace(/\/+$/, '');
+  const trimmed = trimEndChars(pathname, '/');
   return trimmed === '' ? '/dashboard' : trimmed;
 }
 

@@ -78,7 +78,7 @@ export function charsetFromMarkup(body: Buffer): string | null {
 
 function attributesOf(tag: string): Map<string, string> {
   const attributes = new Map<string, string>();
-  for (const match of tag.matchAll(/([a-z-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>/]+))/gi)) {
+  for (const match of tag.matchAll(/(?<![a-z-])([a-z-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>/]+))/gi)) {
     const name = (match[1] ?? '').toLowerCase();
     if (!attributes.has(name)) attributes.set(name, match[2] ?? match[3] ?? match[4] ?? '');
   }

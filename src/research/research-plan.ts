@@ -2,6 +2,7 @@ import type { RequestedModel, ResearchModel } from './research-pricing.js';
 import { RESEARCH_LIMITS } from './research-pricing.js';
 
 /** Clauses of a question: what "and", "vs", commas, semicolons and sentence ends separate. */
+// eslint-disable-next-line regexp/no-super-linear-backtracking, regexp/no-super-linear-move -- splits a question cut to MAX_QUERY_CHARS (400) first: at worst quadratic in 400 characters
 const CLAUSE_SEPARATORS = /\s*(?:[?;!]|\.(?:\s|$)|,\s+|\s+(?:and|versus|vs\.?|compared (?:to|with)|or)\s+)\s*/i;
 const MIN_CLAUSE_WORDS = 2;
 const MAX_QUERY_CHARS = 400;

@@ -55,7 +55,15 @@ export const ELEMENT_NODE = 1;
 export const TEXT_NODE = 3;
 
 export function parseDocument(html: string): DomDocument {
-  // linkedom keeps the document on the window it returns.
+  // linkedom keeps the document on the window it returns. Markup without any element (an empty body, plain text)
+  // gives it no root element at all: such a page is read as the body of an empty document.
+  const document = parsedDocument(html);
+  return document.documentElement
+    ? document
+    : parsedDocument(`<!doctype html><html><head></head><body>${html}</body></html>`);
+}
+
+function parsedDocument(html: string): DomDocument {
   return (parseHTML(html) as unknown as { document: DomDocument }).document;
 }
 

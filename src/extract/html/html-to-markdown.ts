@@ -1,6 +1,7 @@
 import gfmPlugins from '@joplin/turndown-plugin-gfm';
 import TurndownService from 'turndown';
 import type { DomElement } from './dom.js';
+import { trimLineEnds } from '../../common/linear-text.js';
 
 interface TurndownNode {
   nodeName: string;
@@ -117,8 +118,7 @@ export function htmlToMarkdown(root: DomElement): string {
 }
 
 function tidyMarkdown(markdown: string): string {
-  return markdown
-    .replace(/[ \t]+\n/g, '\n')
+  return trimLineEnds(markdown)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }

@@ -1,4 +1,5 @@
 import { type DomElement, type DomNode, TEXT_NODE, isElement, tagOf } from './dom.js';
+import { trimLineEnds } from '../../common/linear-text.js';
 
 /** Elements after which text starts a new paragraph. */
 const PARAGRAPH_BLOCKS = new Set([
@@ -143,9 +144,7 @@ class TextBuilder {
   }
 
   toString(): string {
-    return this.parts
-      .join('')
-      .replace(/[ \t]+\n/g, '\n')
+    return trimLineEnds(this.parts.join(''))
       .replace(/\n{3,}/g, '\n\n')
       .trim();
   }

@@ -1,3 +1,5 @@
+import { stripTags } from '../../common/linear-text.js';
+
 /** One caption cue: start and duration in seconds, text decoded. */
 export interface Cue {
   readonly start: number;
@@ -20,8 +22,7 @@ export function decodeEntities(text: string): string {
 
 /** Cue text: entities decoded twice (YouTube escapes the HTML escapes again inside its XML), tags and spaces cleaned. */
 function cleanCueText(raw: string): string {
-  return decodeEntities(decodeEntities(raw).replace(/<[^>]*>/g, ''))
-    .replace(/<[^>]*>/g, '')
+  return stripTags(decodeEntities(stripTags(decodeEntities(raw))))
     .replace(/\s+/g, ' ')
     .trim();
 }

@@ -1,3 +1,5 @@
+import { trimEndChars } from '../../common/linear-text.js';
+
 /**
  * Credits as exact fixed-point numbers: ten-thousandths in a bigint, the scale of the read models' numeric(20, 4).
  * Summing event credits this way gives exactly what PostgreSQL sums (each value rounded to 4 places on insert,
@@ -34,7 +36,7 @@ export function formatScaled(value: bigint): string {
   const negative = value < 0n;
   const abs = negative ? -value : value;
   const whole = abs / FACTOR;
-  const fraction = (abs % FACTOR).toString().padStart(CREDIT_SCALE, '0').replace(/0+$/, '');
+  const fraction = trimEndChars((abs % FACTOR).toString().padStart(CREDIT_SCALE, '0'), '0');
   return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
 }
 

@@ -1,6 +1,7 @@
-const IMAGE = /!\[[^\]]*\]\([^)]*\)/g;
-const LINK = /\[([^\]]*)\]\([^)]*\)/g;
-const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+(.*)$/;
+// Neither a link's text nor its destination holds a bracket, so a scan from one `[` stops at the next.
+const IMAGE = /!\[[^[\]]*\]\([^)[\]]*\)/g;
+const LINK = /\[([^[\]]*)\]\([^)[\]]*\)/g;
+const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s(.*)$/;
 /** A list item of at most this many visible characters is an entry of a list (an index, a menu), not prose. */
 const SHORT_ITEM_CHARS = 80;
 
@@ -20,7 +21,7 @@ export function linkListShare(markdown: string): number {
     const withoutImages = line.replace(IMAGE, '');
     const item = LIST_ITEM.exec(withoutImages);
     let linkChars = 0;
-    const text = (item ? item[1]! : withoutImages).replace(LINK, (_link, anchor: string) => {
+    const text = (item ? item[1]!.trimStart() : withoutImages).replace(LINK, (_link, anchor: string) => {
       linkChars += visibleLength(anchor);
       return anchor;
     });

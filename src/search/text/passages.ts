@@ -3,6 +3,7 @@ import type { TextHits } from '../index/local-index.js';
 import type { Translation } from '../index/term-translations.js';
 import type { Sentence } from './sentences.js';
 import { foldAccents, stemPrefixes } from './words.js';
+import { trimEndChars } from '../../common/linear-text.js';
 
 /** The longest snippet or chunk, in characters. */
 export const MAX_PASSAGE_CHARS = 500;
@@ -46,7 +47,7 @@ export function truncate(text: string, max = MAX_PASSAGE_CHARS): string {
   if (text.length <= max) return text;
   const cut = text.slice(0, max - 1);
   const space = cut.lastIndexOf(' ');
-  return `${(space > max * 0.6 ? cut.slice(0, space) : cut).replace(/[\s,;:.]+$/, '')}…`;
+  return `${trimEndChars((space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd(), ',;:.')}…`;
 }
 
 const joinSentences = (sentences: readonly Sentence[]) => truncate(sentences.map((s) => s.text).join(' '));

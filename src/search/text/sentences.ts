@@ -41,10 +41,11 @@ export function splitSentences(text: string): Sentence[] {
 /**
  * A sentence end followed by a space and a sentence start; or, as the index reads text (search_text, migration 020),
  * a full stop with no space between a word and a capitalised word ("countries.Behavioural": blocks or sentences that
- * extraction or a data set joined). Identifiers such as `java.lang.String` or `Math.Max(` are not split.
+ * extraction or a data set joined). Identifiers such as `java.lang.String` or `Math.Max(` are not split. A run of
+ * marks is only tried from its first one: from each of its others the pattern would scan the rest of the run again.
  */
 const BOUNDARY =
-  /[.!?…]+["'”’)\]]*(?=\s+["'“‘([]?[\p{Lu}\p{N}])|(?<=[\p{Ll}\p{N}%)\]])\.(?=\p{Lu}\p{Ll}+(?:[\s,;:]|$))/gu;
+  /(?<![.!?…])[.!?…]+["'”’)\]]*(?=\s+["'“‘([]?[\p{Lu}\p{N}])|(?<=[\p{Ll}\p{N}%)\]])\.(?=\p{Lu}\p{Ll}+(?:[\s,;:]|$))/gu;
 
 function splitLine(text: string, from: number, to: number, block: number, out: Sentence[]): void {
   const line = text.slice(from, to);
@@ -61,6 +62,7 @@ function splitLine(text: string, from: number, to: number, block: number, out: S
 
 function isFalseBoundary(line: string, at: number, mark: string): boolean {
   if (!mark.startsWith('.') || mark.length > 1) return false;
+  // eslint-disable-next-line regexp/no-super-linear-move -- on the 20 characters before the mark, never more
   const word = /([\p{L}\p{N}.]+)$/u.exec(line.slice(Math.max(0, at - 20), at))?.[1] ?? '';
   if (word === '') return false;
   const glued = !/\s/.test(line[at + 1] ?? ' ');

@@ -1,5 +1,5 @@
 import { saturate } from '../index/bm25.js';
-import { domainPatternToRegex, urlMatchesAny } from '../index/domain-patterns.js';
+import { domainMatcher, domainPatternToRegex } from '../index/domain-patterns.js';
 import { documentImages } from '../index/document-images.js';
 import { nearDuplicate } from '../answer/extractive-answer.js';
 import { autoParameters, quotedPhrases, timeWindow } from '../search-request.js';
@@ -168,7 +168,7 @@ describe('passages', () => {
 });
 
 describe('domain patterns', () => {
-  const matches = (pattern: string, url: string) => urlMatchesAny(url, [domainPatternToRegex(pattern)!]);
+  const matches = (pattern: string, url: string) => domainMatcher([pattern])!(url);
 
   test.each([
     ['example.com', 'https://example.com/a', true],

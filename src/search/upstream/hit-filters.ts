@@ -1,5 +1,6 @@
 import type { ProviderSearchRequest, SearchHit } from '../providers/search-provider.port.js';
-import { domainMatcher, hasPhrases, inWindow } from './upstream-text.js';
+import { domainMatcher } from '../index/domain-patterns.js';
+import { hasPhrases, inWindow } from './upstream-text.js';
 
 /** One plain included domain is also asked of the upstream as `site:` (engines honour it); filters apply anyway. */
 export function withSiteFilter(query: string, includeDomains: readonly string[]): string {

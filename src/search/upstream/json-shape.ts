@@ -61,7 +61,7 @@ export function num(value: unknown): number | null {
 export function count(value: unknown): number | null {
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.round(value) : null;
   if (typeof value !== 'string') return null;
-  const match = /^\(?\s*([\d.,]+)\s*([kKmM])?\s*\)?$/.exec(value.trim());
+  const match = /^\(?\s*([\d.,]+)\s*(?:([kKmM])\s*)?\)?$/.exec(value.trim());
   if (!match) return null;
   const base = Number(match[1]!.replace(/,/g, ''));
   if (!Number.isFinite(base)) return null;

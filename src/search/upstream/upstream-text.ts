@@ -1,5 +1,6 @@
 import { normalizeUrl } from '../../crawl/normalize-url.js';
 import { decodeEntities } from '../../extract/youtube/caption-track.js';
+import { stripTags } from '../../common/linear-text.js';
 
 /** Helpers shared by the upstream adapters: text, URLs, dates, time ranges, countries, domain filters. */
 
@@ -8,9 +9,7 @@ const DAY_MS = 86_400_000;
 /** Snippet text without markup (Brave wraps matches in <strong>), entities decoded, spaces collapsed. */
 export function plainText(value: string | null): string {
   if (!value) return '';
-  return decodeEntities(value.replace(/<[^>]*>/g, ''))
-    .replace(/\s+/g, ' ')
-    .trim();
+  return decodeEntities(stripTags(value)).replace(/\s+/g, ' ').trim();
 }
 
 /** The canonical spelling of a result URL (the merge key with the local index), or null when it is not http(s). */
@@ -111,35 +110,6 @@ export function hasPhrases(text: string, phrases: readonly string[]): boolean {
   return phrases.every((phrase) => haystack.includes(phrase.toLowerCase().replace(/\s+/g, ' ').trim()));
 }
 
-/**
- * Domain filters as /search states them, for upstream hits: `example.com` (and its subdomains), `*.com` (`*` is any
- * part of a host name), `example.com/blog` (that path and below). A leading scheme or `www.` is ignored.
- */
-export function domainMatcher(entries: readonly string[]): ((url: string) => boolean) | null {
-  const regexes = entries
-    .map((entry) => {
-      const text = entry
-        .trim()
-        .toLowerCase()
-        .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
-        .replace(/^www\./, '');
-      if (!text) return null;
-      const slash = text.indexOf('/');
-      const host = (slash < 0 ? text : text.slice(0, slash)).replace(/\.$/, '');
-      const path = slash < 0 ? '' : text.slice(slash).replace(/\/+$/, '');
-      const escape = (s: string) => s.replace(/[.+?^${}()|[\]\\*]/g, '\\$&');
-      const hostRegex = escape(host).replace(/\\\*/g, '[^/:?#]*');
-      const pathRegex = path ? escape(path).replace(/\\\*/g, '[^?#]*') : '';
-      return new RegExp(`^([^/:?#]*\\.)?${hostRegex}(:[0-9]+)?${pathRegex}([/?#]|$)`, 'i');
-    })
-    .filter((regex): regex is RegExp => regex !== null);
-  if (regexes.length === 0) return null;
-  return (url) => {
-    const schemeless = url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
-    return regexes.some((regex) => regex.test(schemeless));
-  };
-}
-
 const ALIASES: Record<string, string> = {
   'czech republic': 'CZ',
   turkey: 'TR',
@@ -176,6 +146,8 @@ export function countryCode(value: string | null): string | null {
         if (!name || name === code) continue;
         // Deprecated codes (UK, BU, DD) name the same country as their successor: keep the canonical code.
         const canonical = Intl.getCanonicalLocales(`und-${code}`)[0]!.slice(4);
+        // Names come from Intl.DisplayNames, never from a request or a page.
+        // eslint-disable-next-line regexp/no-super-linear-move -- a country's name, a few dozen characters
         for (const spelling of [name, name.replace(/\s*\(.*\)$/, '')])
           countryNames.set(spelling.toLowerCase(), canonical);
       }

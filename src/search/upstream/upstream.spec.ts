@@ -6,7 +6,8 @@ import { filterHits, withSiteFilter } from './hit-filters.js';
 import { ShapeError, count, num } from './json-shape.js';
 import { parseSearxngResponse, searxngHits } from './searxng.js';
 import { googleTbs, parseSerpAnswer, serpGoogleHits } from './serpapi.js';
-import { countryCode, domainMatcher, parseUpstreamDate, plainText, timeRangeSince } from './upstream-text.js';
+import { domainMatcher } from '../index/domain-patterns.js';
+import { countryCode, parseUpstreamDate, plainText, timeRangeSince } from './upstream-text.js';
 
 const NOW = new Date('2024-11-26T12:00:00Z');
 const DAY = 86_400_000;

@@ -1,6 +1,7 @@
 import { resolveUrl } from '../../extract/html/absolute-urls.js';
 import { type JsonRecord, isRecord } from '../../search/upstream/json-shape.js';
 import { parseUpstreamDate } from '../../search/upstream/upstream-text.js';
+import { stripTags } from '../../common/linear-text.js';
 
 /**
  * Reading schema.org items as the extractor stores them (src/extract/html/structured-data.ts): JSON-LD as published,
@@ -123,8 +124,7 @@ export function texts(value: unknown): string[] {
 export function plain(value: unknown, max = 500): string | null {
   const t = text(value);
   if (!t) return null;
-  const stripped = t
-    .replace(/<[^>]*>/g, ' ')
+  const stripped = stripTags(t, ' ')
     .replace(/&nbsp;/g, ' ')
     .replace(/&amp;/g, '&')
     .replace(/&lt;/g, '<')

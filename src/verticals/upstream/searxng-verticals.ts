@@ -20,7 +20,7 @@ function hostOf(url: string): string | null {
 
 /** `1920 x 1080`, `1920×1080`: width and height. */
 export function resolutionOf(value: string | null): { width: number | null; height: number | null } {
-  const match = value ? /(\d+)\s*[x×X]\s*(\d+)/.exec(value) : null;
+  const match = value ? /(?<!\d)(\d+)\s*[x×X]\s*(\d+)/.exec(value) : null;
   return match ? { width: Number(match[1]), height: Number(match[2]) } : { width: null, height: null };
 }
 

@@ -94,21 +94,27 @@ export function serpJobs(root: JsonRecord, now = new Date()): JobResult[] {
 /** `A Vaswani, N Shazeer, N Parmar… - Advances in neural …, 2017 - proceedings.neurips.cc` */
 function publicationParts(summary: string | null): { authors: string[]; venue: string | null; year: number | null } {
   if (!summary) return { authors: [], venue: null, year: null };
-  const parts = summary.split(/\s+-\s+/);
+  const parts = summary.split(/(?<!\s)\s+-\s+/);
   const authors =
     parts.length > 1
       ? parts[0]!
-          .split(/\s*,\s*/)
-          .map((a) => a.replace(/…$/, '').trim())
+          .split(',')
+          .map((a) => a.trim().replace(/…$/, '').trim())
           .filter(Boolean)
       : [];
   const middle = parts.length > 1 ? parts[1]! : parts[0]!;
   const yearMatch = /\b(1[5-9]\d{2}|20\d{2})\b/.exec(middle);
-  const venue = middle
-    .replace(/,?\s*\b(1[5-9]\d{2}|20\d{2})\b\s*$/, '')
-    .replace(/^\s*\b(1[5-9]\d{2}|20\d{2})\b\s*$/, '')
-    .trim();
+  const venue = withoutTrailingYear(middle).trim();
   return { authors, venue: venue || null, year: yearMatch ? Number(yearMatch[1]) : null };
+}
+
+/** `Nature, 2017` → `Nature`; a year alone → ''. */
+function withoutTrailingYear(text: string): string {
+  const trimmed = text.trimEnd();
+  const year = /\b(?:1[5-9]\d{2}|20\d{2})$/.exec(trimmed);
+  if (!year) return text;
+  const before = trimmed.slice(0, year.index).trimEnd();
+  return before.endsWith(',') ? before.slice(0, -1) : before;
 }
 
 /** engine=google_scholar: `organic_results` with `publication_info`, `resources` (PDFs), `inline_links.cited_by`. */

@@ -13,7 +13,7 @@ export function serpPatents(root: JsonRecord): PatentResult[] {
     if (!title) return [];
     const patentId = str(entry.patent_id);
     const number = str(entry.publication_number) ?? (patentId ? (/patent\/([^/]+)/.exec(patentId)?.[1] ?? null) : null);
-    const inventors = strings(entry.inventor).flatMap((i) => i.split(/\s*,\s*/));
+    const inventors = strings(entry.inventor).flatMap((i) => i.split(',').map((name) => name.trim()));
     return [
       {
         title,
@@ -52,7 +52,9 @@ export function serpTrends(query: string, timeseries: JsonRecord, related: JsonR
   const points = timeline.flatMap((entry) => {
     const seconds = num(entry.timestamp);
     const date =
-      seconds !== null ? new Date(seconds * 1000) : parseUpstreamDate(str(entry.date)?.split(/\s+[–-]\s+/)[0] ?? null);
+      seconds !== null
+        ? new Date(seconds * 1000)
+        : parseUpstreamDate(str(entry.date)?.split(/(?<!\s)\s+[–-]\s+/)[0] ?? null);
     const values = recordsAt(entry, 'values', 'timeline_data');
     const value = num(values[0]?.extracted_value) ?? num(values[0]?.value);
     return date && value !== null ? [{ date, value }] : [];
