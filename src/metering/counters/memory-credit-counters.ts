@@ -9,6 +9,8 @@ import { type CreditCounters, type Reservation, type Seed, seedValueOf } from '.
 export class MemoryCreditCounters implements CreditCounters {
   private readonly values = new Map<string, number>();
   private readonly seeding = new Map<string, Promise<void>>();
+  /** Counters changed (`adjust`) while their seed was being read: that read may not include the change. */
+  private readonly changedWhileSeeding = new Set<string>();
 
   async reserve(key: string, amount: number, limit: number, seed: Seed): Promise<Reservation> {
     await this.load(key, seed);
@@ -18,9 +20,17 @@ export class MemoryCreditCounters implements CreditCounters {
     return { ok: true, used: used + amount };
   }
 
+  /**
+   * A counter not loaded is left to its seed, which includes the change: every change made to a counter that is not
+   * loaded is already in the ledger (a charge of a deferred call reserved before a restart); one made while the seed
+   * is being read sends the seed to read again.
+   */
   async adjust(key: string, delta: number): Promise<number | null> {
     const value = this.values.get(key);
-    if (value === undefined) return null;
+    if (value === undefined) {
+      if (this.seeding.has(key)) this.changedWhileSeeding.add(key);
+      return null;
+    }
     this.values.set(key, value + delta);
     return value + delta;
   }
@@ -45,14 +55,24 @@ export class MemoryCreditCounters implements CreditCounters {
     if (this.values.has(key)) return;
     let pending = this.seeding.get(key);
     if (!pending) {
-      pending = seed()
-        .then((seeded) => {
-          if (!this.values.has(key)) this.values.set(key, seedValueOf(seeded).value);
-        })
-        .finally(() => this.seeding.delete(key));
+      pending = this.seedFresh(key, seed).finally(() => {
+        this.seeding.delete(key);
+        this.changedWhileSeeding.delete(key);
+      });
       this.seeding.set(key, pending);
     }
     await pending;
+  }
+
+  /** Reads the seed until no change came while it was read. */
+  private async seedFresh(key: string, seed: Seed): Promise<void> {
+    for (;;) {
+      this.changedWhileSeeding.delete(key);
+      const { value } = seedValueOf(await seed());
+      if (this.changedWhileSeeding.has(key)) continue;
+      if (!this.values.has(key)) this.values.set(key, value);
+      return;
+    }
   }
 
   /** The value now, read in the same synchronous step as the change that follows it. */
