@@ -79,9 +79,10 @@ return {1, size, v, out}`;
 /**
  * Several lease operations in one step. ARGV[1] says which, one letter each; each takes its keys and arguments in
  * turn. s (settle; KEYS leases, quota; ARGV field, credits): the lease's credits move to the counter; the counter
- * after it, -1 if the counter is missing (seeded again later, with the charge), -2 if the lease is (Redis lost it,
- * or the node was taken for dead). g (give back; KEYS leases, journal; ARGV field, journal field, amount). r (return:
- * the lease is done, what it still holds goes back; KEYS leases, journal; ARGV field, journal field).
+ * after it, -1 if the counter is missing, -2 if the lease is (Redis lost it, or the node was taken for dead); either
+ * way the charge is then counted unless the counter's seed includes it (settleLost). g (give back; KEYS leases,
+ * journal; ARGV field, journal field, amount). r (return: the lease is done, what it still holds goes back; KEYS
+ * leases, journal; ARGV field, journal field).
  */
 const APPLY = `
 local out = {}
@@ -332,10 +333,9 @@ export class CreditLeases implements QuotaGate {
           (used) => {
             account.unsettled -= credits;
             if (used >= 0) account.lastUsed = used;
-            if (used === -2) {
-              this.retire(lease);
-              this.settleLost(chargeId, account.quotaKey, credits, request.seed, chargedAt);
-            }
+            if (used === -2) this.retire(lease);
+            // The counter (-1) or the lease (-2) is gone: a seed read before the charge was durable may land later.
+            if (used < 0) this.settleLost(chargeId, account.quotaKey, credits, request.seed, chargedAt);
           },
           (error: unknown) => {
             account.unsettled -= credits;
@@ -462,7 +462,10 @@ export class CreditLeases implements QuotaGate {
     this.enqueue('r', [account.leasesKey, this.options.journalKey], [lease.id, lease.journalField]).catch(() => {});
   }
 
-  /** A charge whose lease Redis no longer has: counted in the counter unless its seed included it already. */
+  /**
+   * A charge whose lease or counter Redis no longer has: counted in the counter unless its seed included it already
+   * (the charge's position against the one the seed covers, see RedisCreditCounters.settle).
+   */
   private settleLost(
     chargeId: string,
     quotaKey: string,
