@@ -27,9 +27,17 @@ const LEVELS = { fatal: 60, error: 50, warn: 40 } as const;
  */
 function watch(data: WatchdogThreadData): void {
   const board = WatchdogBoard.attach(data.buffer);
+  if (data.action === 'exit' && process.pid === 1) {
+    log(
+      data,
+      'warn',
+      {},
+      `this process is PID 1: the event-loop watchdog's SIGKILL would have no effect; ${PID_1_ADVICE}`,
+    );
+  }
   /** While a block is being reported: when (this thread's performance.now()) the main thread last beat before it. */
   let lastBeatBefore: number | null = null;
-  const timer = setInterval(() => {
+  setInterval(() => {
     const sinceBeatMs = board.sinceLastBeatMs();
     if (sinceBeatMs <= data.limitMs) {
       if (lastBeatBefore !== null) {
@@ -50,12 +58,26 @@ function watch(data: WatchdogThreadData): void {
       `event loop blocked for ${sinceBeatMs} ms (limit ${data.limitMs} ms)` +
         (exit ? ': killing the process (SIGKILL) for its supervisor to restart it' : ''),
     );
-    if (exit) {
-      clearInterval(timer);
-      process.kill(process.pid, 'SIGKILL');
-    }
+    if (exit) kill(data);
   }, data.checkEveryMs);
 }
+
+/**
+ * SIGKILL to the process itself. The first process of a PID namespace (a container's PID 1 without an init) ignores
+ * every signal it has no handler for, SIGKILL from itself included: then the line says so, and the watchdog goes on
+ * as with `action: 'log'`.
+ */
+function kill(data: WatchdogThreadData): void {
+  process.kill(process.pid, 'SIGKILL');
+  setTimeout(
+    () => log(data, 'fatal', { pid_namespace_init: process.pid === 1 }, `SIGKILL had no effect: ${PID_1_ADVICE}`),
+    1000,
+  ).unref();
+}
+
+const PID_1_ADVICE =
+  'a PID 1 ignores signals it has no handler for; run the server under an init ' +
+  '(docker run --init, compose init: true, tini as the entrypoint)';
 
 function describe(inflight: InflightSnapshot): Record<string, unknown> {
   return {
