@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { PROJECT_ROOT, ensureBuilt, runProcess, stopAllAppProcesses } from '../support/app-process.js';
 
@@ -8,6 +8,8 @@ import { PROJECT_ROOT, ensureBuilt, runProcess, stopAllAppProcesses } from '../s
  * - `exit`: the process is killed (SIGKILL) long before its block ends, after a fatal line naming the request;
  * - `log`: the block and its end are logged, and the process ends by itself once its work is done (neither the
  *   watchdog thread nor the heartbeat keeps it alive);
+ * - a process stopped (SIGSTOP, Ctrl-Z, `docker pause`) for longer than the limit, then continued, was not blocked:
+ *   the watchdog thread was stopped too, and it does not count that time against the main thread;
  * - as PID 1 of a PID namespace (a container without an init), SIGKILL from the process itself is ignored: the
  *   watchdog warns at start and says when its kill had no effect (needs `unshare --pid`, i.e. root; skipped otherwise).
  */
@@ -17,6 +19,8 @@ const LIMIT_MS = 1000;
 /** Far longer than the watchdog may take on a loaded machine: an end before it is the watchdog's. */
 const LONG_BLOCK_MS = 180_000;
 const BLOCK_MS = 8000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const canUnsharePid =
   spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true'], { stdio: 'ignore' }).status === 0;
@@ -69,6 +73,31 @@ describe('the event-loop watchdog in a child process', () => {
       expect.objectContaining({ level: 'warn', msg: expect.stringMatching(/^event loop unblocked after about/) }),
     ]);
     expect(lines[1]!.blocked_ms).toBeGreaterThan(LIMIT_MS);
+  }, 120_000);
+
+  test('a process stopped (SIGSTOP) longer than the limit and continued is not taken for a blocked one', async () => {
+    const child = spawn(process.execPath, [CHILD, String(LIMIT_MS), '0', 'exit', '8000'], {
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    try {
+      const started = Date.now();
+      while (!output.includes('block over') && Date.now() - started < 30_000) await sleep(20);
+      expect(output).toBe('block over\n');
+      child.kill('SIGSTOP');
+      await sleep(3 * LIMIT_MS);
+      child.kill('SIGCONT');
+      expect(await exited).toEqual({ code: 0, signal: null });
+      expect(output).toBe('block over\n');
+    } finally {
+      child.kill('SIGKILL');
+    }
   }, 120_000);
 
   (canUnsharePid ? test : test.skip)(

@@ -37,7 +37,15 @@ function watch(data: WatchdogThreadData): void {
   }
   /** While a block is being reported: when (this thread's performance.now()) the main thread last beat before it. */
   let lastBeatBefore: number | null = null;
+  // A check that comes this late means this thread did not run either: the whole process was stopped (SIGSTOP,
+  // Ctrl-Z, `docker pause`) or starved. The main thread's silence then proves nothing; the next check judges.
+  const stalledAfterMs = Math.max(1000, data.limitMs / 2);
+  let lastCheck = performance.now();
   setInterval(() => {
+    const now = performance.now();
+    const sinceCheckMs = now - lastCheck;
+    lastCheck = now;
+    if (sinceCheckMs > stalledAfterMs) return;
     const sinceBeatMs = board.sinceLastBeatMs();
     if (sinceBeatMs <= data.limitMs) {
       if (lastBeatBefore !== null) {
