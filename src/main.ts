@@ -1,8 +1,6 @@
 import 'reflect-metadata';
-import { createApp } from './app/create-app.js';
+import { startServer } from './app/start-server.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
-import { DemoSeedService } from './demo/demo-seed.service.js';
-import { EmptyIndexHint } from './search/empty-index-hint.service.js';
 
 async function main(): Promise<void> {
   let config;
@@ -15,12 +13,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const app = await createApp(config);
-  await app.listen(config.port, config.host);
-  const demoKey = await app.get(DemoSeedService).seedOnce();
-  if (demoKey) process.stdout.write(`demo api key: ${demoKey}\n`);
-  for (const line of await app.get(EmptyIndexHint).lines()) process.stdout.write(`${line}\n`);
-  process.stdout.write(`listening on ${config.publicBaseUrl} (${config.mode} mode)\n`);
+  await startServer(config);
 }
 
 main().catch((error: unknown) => {

@@ -129,6 +129,19 @@ describe('operating the service: /healthz, /readyz, /metrics', () => {
     expect(sample(text, 'projection_lag_seconds')).toBe(0);
   });
 
+  test('GET /metrics has the event-loop delay: a histogram of how late a 500 ms timer ran, and the lag gauges', async () => {
+    const text = await eventually(
+      () => scrape(node.url),
+      (t) => (sample(t, 'event_loop_delay_seconds_count') ?? 0) >= 2,
+    );
+    expect(sample(text, 'event_loop_delay_seconds_count')).toBeGreaterThanOrEqual(2);
+    expect(sample(text, 'event_loop_delay_seconds_bucket', { le: '+Inf' })).toBe(
+      sample(text, 'event_loop_delay_seconds_count'),
+    );
+    expect(sample(text, 'event_loop_delay_seconds_bucket', { le: '300' })).toBeDefined();
+    expect(sample(text, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0);
+  });
+
   test('event_store_append_duration_seconds times every append through the EVENT_STORE provider', async () => {
     const store = node.app.get<EventStore>(EVENT_STORE);
     expect(store).toBeInstanceOf(TimedEventStore);

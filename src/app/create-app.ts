@@ -13,6 +13,7 @@ import { createValidationPipe } from '../http/validation.pipe.js';
 import { PinoNestLogger, createLogger } from '../observability/logger.js';
 import { Metrics } from '../observability/metrics.js';
 import { installRequestObservability } from '../observability/request-hooks.js';
+import type { InflightRequestTracker } from '../observability/watchdog/event-loop-watchdog.js';
 import { OpenApiDocumentService } from '../openapi/openapi-document.service.js';
 import { AppModule } from './app.module.js';
 
@@ -23,6 +24,8 @@ export interface CreateAppOptions {
   readonly logDestination?: DestinationStream;
   /** Extra feature modules (end-to-end tests register their own routes this way). */
   readonly modules?: readonly Type[];
+  /** The process's event-loop watchdog (main.ts starts it): told of every request in flight. */
+  readonly watchdog?: InflightRequestTracker;
 }
 
 /** Builds the application (not yet listening): used by main.ts, the CLI and the end-to-end tests. */
@@ -52,7 +55,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   const fastify = app.getHttpAdapter().getInstance();
-  installRequestObservability(fastify, logger, app.get(Metrics, { strict: false }));
+  installRequestObservability(fastify, logger, app.get(Metrics, { strict: false }), options.watchdog ?? null);
   installJsonBodyGuard(fastify);
   await app.init();
   app.get(OpenApiDocumentService).attach(app);

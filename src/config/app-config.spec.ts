@@ -32,6 +32,16 @@ describe('loadConfig', () => {
     expect(message).toMatch(/LOG_LEVEL/);
   });
 
+  test('the event-loop watchdog ends the process after 30 s by default; its limit is at least 1 s', () => {
+    expect(loadConfig({})).toMatchObject({ eventLoopBlockLimitMs: 30000, watchdogAction: 'exit' });
+    expect(loadConfig({ EVENT_LOOP_BLOCK_LIMIT_MS: '5000', WATCHDOG_ACTION: 'log' })).toMatchObject({
+      eventLoopBlockLimitMs: 5000,
+      watchdogAction: 'log',
+    });
+    expect(() => loadConfig({ EVENT_LOOP_BLOCK_LIMIT_MS: '500' })).toThrow(/EVENT_LOOP_BLOCK_LIMIT_MS/);
+    expect(() => loadConfig({ WATCHDOG_ACTION: 'restart' })).toThrow(/WATCHDOG_ACTION/);
+  });
+
   test('an absolute DASHBOARD_URL is kept as given', () => {
     expect(loadConfig({ DASHBOARD_URL: 'https://app.example.com/' }).dashboardUrl).toBe('https://app.example.com');
   });

@@ -298,6 +298,19 @@ export class EnvironmentVariables {
   @Min(100)
   @Max(120000)
   UPSTREAM_TIMEOUT_MS?: number;
+
+  /** The longest the main thread's event loop may be blocked before the watchdog acts (WATCHDOG_ACTION). */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1000)
+  @Max(3600000)
+  EVENT_LOOP_BLOCK_LIMIT_MS?: number;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsIn(['exit', 'log', 'off'])
+  WATCHDOG_ACTION?: string;
 }
 
 export interface AppConfig {
@@ -373,7 +386,16 @@ export interface AppConfig {
   readonly serpapiWebSearch: boolean;
   /** Total time one upstream search call may take (connect, headers and body), in milliseconds. */
   readonly upstreamTimeoutMs: number;
+  /** How long the main thread's event loop may be blocked before the watchdog acts, in milliseconds. */
+  readonly eventLoopBlockLimitMs: number;
+  /**
+   * What the watchdog does with a loop blocked past the limit: `exit` logs and kills the process (SIGKILL, for its
+   * supervisor to restart it), `log` only logs, `off` starts no watchdog.
+   */
+  readonly watchdogAction: WatchdogAction;
 }
+
+export type WatchdogAction = 'exit' | 'log' | 'off';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -448,6 +470,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     serpapiBaseUrl: trimEndChars(vars.SERPAPI_BASE_URL ?? 'https://serpapi.com', '/'),
     serpapiWebSearch: vars.SERPAPI_WEB_SEARCH ?? false,
     upstreamTimeoutMs: vars.UPSTREAM_TIMEOUT_MS ?? 10000,
+    eventLoopBlockLimitMs: vars.EVENT_LOOP_BLOCK_LIMIT_MS ?? 30000,
+    watchdogAction: (vars.WATCHDOG_ACTION ?? 'exit') as WatchdogAction,
   };
 }
 

@@ -1,12 +1,13 @@
 import { Global, Module } from '@nestjs/common';
 import { Registry, collectDefaultMetrics } from 'prom-client';
+import { EventLoopDelay } from './event-loop-delay.js';
 import { MetricsController } from './metrics.controller.js';
 import { METRICS_REGISTRY, Metrics } from './metrics.js';
 import { ProjectionMetrics } from './projection-metrics.js';
 
 /**
  * Metrics: one registry per application instance (several instances in one test process do not clash), with
- * prom-client's default process metrics, the service's own metrics and GET /metrics.
+ * prom-client's default process metrics, the service's own metrics (event-loop delay included) and GET /metrics.
  */
 @Global()
 @Module({
@@ -22,6 +23,7 @@ import { ProjectionMetrics } from './projection-metrics.js';
     },
     Metrics,
     ProjectionMetrics,
+    EventLoopDelay,
   ],
   exports: [METRICS_REGISTRY, Metrics],
 })

@@ -142,6 +142,8 @@ export interface AppProcessOptions {
   readonly env: Record<string, string>;
   /** A name for messages and logs. */
   readonly name?: string;
+  /** The script to run instead of dist/src/main.js (one that starts the same server with test routes). */
+  readonly script?: string;
   /** A fixed port (e.g. to restart on the same address); a free one otherwise. */
   readonly port?: number;
   /** 90 s by default: a loaded 2-core CI machine starting several processes at once needs it. */
@@ -169,7 +171,7 @@ export class AppProcess {
     });
   }
 
-  /** Starts `node dist/src/main.js` and resolves once GET /readyz answers 200. */
+  /** Starts `node dist/src/main.js` (or `options.script`) and resolves once GET /readyz answers 200. */
   static async start(options: AppProcessOptions): Promise<AppProcess> {
     await ensureBuilt();
     const attempts = options.port === undefined ? 3 : 1;
@@ -187,7 +189,7 @@ export class AppProcess {
   }
 
   private static spawn(options: AppProcessOptions, port: number): AppProcess {
-    const child = spawn(process.execPath, [DIST_MAIN], {
+    const child = spawn(process.execPath, [options.script ?? DIST_MAIN], {
       cwd: PROJECT_ROOT,
       env: { ...baseEnv(), LOG_LEVEL: 'info', ...options.env, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -268,6 +270,17 @@ export class AppProcess {
     const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
     try {
       return await this.exit;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Its exit status once it has exited by itself; null if it is still running after `timeoutMs`. */
+  async waitForExit(timeoutMs: number): Promise<{ code: number | null; signal: NodeJS.Signals | null } | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
+    try {
+      return await Promise.race([this.exit, timeout]);
     } finally {
       clearTimeout(timer);
     }

@@ -1,0 +1,30 @@
+import type { Type } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { AppConfig } from '../config/app-config.js';
+import { DemoSeedService } from '../demo/demo-seed.service.js';
+import { startWatchdog } from '../observability/watchdog/start-watchdog.js';
+import { EmptyIndexHint } from '../search/empty-index-hint.service.js';
+import { createApp } from './create-app.js';
+
+export interface StartServerOptions {
+  /** Extra feature modules (process-level tests add routes this way). */
+  readonly modules?: readonly Type[];
+}
+
+/**
+ * The server process (main.ts): the event-loop watchdog first, so that a start-up that wedges is caught too, then
+ * the application, listening, with its first-start lines (demo key, empty-index hint, address) on stdout.
+ */
+export async function startServer(
+  config: AppConfig,
+  options: StartServerOptions = {},
+): Promise<NestFastifyApplication> {
+  const watchdog = startWatchdog(config) ?? undefined;
+  const app = await createApp(config, { modules: options.modules, watchdog });
+  await app.listen(config.port, config.host);
+  const demoKey = await app.get(DemoSeedService).seedOnce();
+  if (demoKey) process.stdout.write(`demo api key: ${demoKey}\n`);
+  for (const line of await app.get(EmptyIndexHint).lines()) process.stdout.write(`${line}\n`);
+  process.stdout.write(`listening on ${config.publicBaseUrl} (${config.mode} mode)\n`);
+  return app;
+}
