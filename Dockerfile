@@ -28,6 +28,11 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund \
   && npm cache clean --force
+# tini as PID 1: the kernel ignores a SIGKILL that PID 1 sends itself, so without an init the event-loop watchdog
+# could not end a wedged server for its supervisor to restart (and signals would not reach node as expected).
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends tini \
+  && rm -rf /var/lib/apt/lists/*
 
 COPY --from=build /app/dist ./dist
 COPY --from=build /assets/ ./
@@ -36,4 +41,5 @@ RUN mkdir -p /app/data && chown node:node /app/data
 
 USER node
 EXPOSE 3000
+ENTRYPOINT ["/usr/bin/tini", "-s", "--"]
 CMD ["node", "dist/src/main.js"]
