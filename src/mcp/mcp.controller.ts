@@ -71,7 +71,11 @@ export class McpController {
     description: 'The Accept header lacks application/json or text/event-stream.',
     type: JsonRpcErrorDto,
   })
-  @ApiUnsupportedMediaTypeResponse({ description: 'The Content-Type is not application/json.', type: JsonRpcErrorDto })
+  @ApiUnsupportedMediaTypeResponse({
+    description:
+      'The body is not JSON in UTF-8 (Content-Type application/json, no other charset, no Content-Encoding).',
+    type: JsonRpcErrorDto,
+  })
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     await this.mcp.handlePost(request, reply);
   }
