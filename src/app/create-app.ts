@@ -9,6 +9,8 @@ import type { DestinationStream } from 'pino';
 import type { AppConfig } from '../config/app-config.js';
 import { errorBody } from '../http/error-body.js';
 import { installJsonBodyGuard } from '../http/json-body-guard.js';
+import { strictJsonParser } from '../http/json-body-parser.js';
+import { installJsonOnlyRoutes } from '../http/json-only.js';
 import { createValidationPipe } from '../http/validation.pipe.js';
 import { PinoNestLogger, createLogger } from '../observability/logger.js';
 import { Metrics } from '../observability/metrics.js';
@@ -18,6 +20,7 @@ import { OpenApiDocumentService } from '../openapi/openapi-document.service.js';
 import { AppModule } from './app.module.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const BODY_LIMIT = 1024 * 1024;
 
 export interface CreateAppOptions {
   /** Where the JSON log lines go (stdout by default); tests pass a stream that captures them. */
@@ -34,7 +37,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   const nestLogger = new PinoNestLogger(logger);
   const adapter = new FastifyAdapter({
     routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true },
-    bodyLimit: 1024 * 1024,
+    bodyLimit: BODY_LIMIT,
     trustProxy: true,
     requestIdHeader: false,
     genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
@@ -55,7 +58,10 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   const fastify = app.getHttpAdapter().getInstance();
+  // Registered before init, so that it replaces Nest's default JSON parser.
+  app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT }, strictJsonParser(fastify));
   installRequestObservability(fastify, logger, app.get(Metrics, { strict: false }), options.watchdog ?? null);
+  installJsonOnlyRoutes(fastify);
   installJsonBodyGuard(fastify);
   await app.init();
   app.get(OpenApiDocumentService).attach(app);

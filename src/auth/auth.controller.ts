@@ -18,6 +18,7 @@ import { MagicLinkService } from './magic-link.service.js';
 import { CurrentSession, SessionGuard } from './session.guard.js';
 import { SessionService, type SessionUser } from './session.service.js';
 import { SignInLimiter } from './sign-in-limiter.js';
+import { TOO_MANY_REDEMPTIONS, tooManySignInAttempts } from './sign-in-rate-limits.js';
 import { normalizeEmail } from '../users/events/user.events.js';
 
 const REDEEM_FAILURES = {
@@ -58,8 +59,15 @@ export class AuthController {
     description: 'The link is invalid, expired or used (`reason` says which).',
     type: ErrorResponseDto,
   })
-  async verify(@Body() body: VerifyMagicLinkDto): Promise<SessionDto> {
-    const result = await this.magicLinks.redeem(body.token);
+  @ApiTooManyRequestsResponse({
+    description: 'Too many failed redemptions from the client address.',
+    type: RateLimitErrorResponseDto,
+    headers: headerRefs('Retry-After'),
+  })
+  async verify(@Body() body: VerifyMagicLinkDto, @Req() request: FastifyRequest): Promise<SessionDto> {
+    const result = await this.magicLinks.redeem(body.token, request.ip);
+    if (!result.ok && result.reason === 'too_many_attempts')
+      throw tooManySignInAttempts(TOO_MANY_REDEMPTIONS, result.retryAfter);
     if (!result.ok)
       throw new UnauthorizedException(errorBody(REDEEM_FAILURES[result.reason], { reason: result.reason }));
     return {

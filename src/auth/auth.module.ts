@@ -4,12 +4,13 @@ import { MagicLinkService } from './magic-link.service.js';
 import { MailerService } from './mailer.service.js';
 import { SessionGuard } from './session.guard.js';
 import { SessionService } from './session.service.js';
+import { RedemptionLimiter } from './redemption-limiter.js';
 import { SignInLimiter } from './sign-in-limiter.js';
 
 @Global()
 @Module({
   controllers: [AuthController],
-  providers: [MagicLinkService, MailerService, SessionService, SessionGuard, SignInLimiter],
+  providers: [MagicLinkService, MailerService, SessionService, SessionGuard, SignInLimiter, RedemptionLimiter],
   exports: [SessionService, SessionGuard],
 })
 export class AuthModule {}

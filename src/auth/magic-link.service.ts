@@ -6,13 +6,15 @@ import { Database } from '../database/database.js';
 import { RegisterUserCommand } from '../users/commands/register-user.command.js';
 import { normalizeEmail } from '../users/events/user.events.js';
 import { MailerService } from './mailer.service.js';
+import { RedemptionLimiter } from './redemption-limiter.js';
 import { type IssuedSession, SessionService } from './session.service.js';
 
 const MAGIC_TOKEN = /^[0-9A-Za-z]{43}$/;
 
 export type RedeemResult =
   | { ok: true; session: IssuedSession; user: { id: string; email: string; created: boolean } }
-  | { ok: false; reason: 'invalid' | 'expired' | 'used' };
+  | { ok: false; reason: 'invalid' | 'expired' | 'used' }
+  | { ok: false; reason: 'too_many_attempts'; retryAfter: number };
 
 @Injectable()
 export class MagicLinkService {
@@ -23,6 +25,7 @@ export class MagicLinkService {
     private readonly mailer: MailerService,
     private readonly sessions: SessionService,
     private readonly commands: CommandBus,
+    private readonly limiter: RedemptionLimiter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -50,8 +53,20 @@ export class MagicLinkService {
     }
   }
 
+  /**
+   * Redeems a link for the client at `clientIp`, unless that address has failed too often (RedemptionLimiter): every
+   * route that redeems links goes through here.
+   */
+  async redeem(token: string, clientIp: string): Promise<RedeemResult> {
+    const retryAfter = await this.limiter.take(clientIp);
+    if (retryAfter !== null) return { ok: false, reason: 'too_many_attempts', retryAfter };
+    const result = await this.redeemToken(token);
+    if (result.ok) await this.limiter.giveBack(clientIp);
+    return result;
+  }
+
   /** Marks the token used (atomically, so it redeems once), registers the user on first sign-in, opens a session. */
-  async redeem(token: string): Promise<RedeemResult> {
+  private async redeemToken(token: string): Promise<RedeemResult> {
     if (!MAGIC_TOKEN.test(token)) return { ok: false, reason: 'invalid' };
     const hash = sha256Hex(token);
     const used = await this.db.query<{ email: string }>(

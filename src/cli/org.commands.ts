@@ -1,8 +1,8 @@
-import { isEmail } from 'class-validator';
 import { ChangePlanCommand } from '../organizations/commands/change-plan.command.js';
 import { CreateOrganizationCommand } from '../organizations/commands/create-organization.command.js';
 import { PLAN_NAMES, type PlanName, planLimits } from '../organizations/plans.js';
 import { RegisterUserCommand } from '../users/commands/register-user.command.js';
+import { isEmailAddress } from '../users/dto/email-address.js';
 import {
   JSON_FLAG,
   type ParsedArgs,
@@ -55,7 +55,7 @@ const create: CliCommand = {
     const planName = plan(values) ?? 'free';
     const limits = planLimits(planName, limitOverrides(values));
     const ownerEmail = optionalString(values, 'owner');
-    if (ownerEmail !== undefined && (ownerEmail.length > 254 || !isEmail(ownerEmail))) {
+    if (ownerEmail !== undefined && !isEmailAddress(ownerEmail)) {
       throw new UsageError(`--owner must be an e-mail address, got ${JSON.stringify(ownerEmail)}`, CREATE);
     }
     return async (ctx) => {

@@ -8,6 +8,7 @@ import { CrawlResponseDto, MapResponseDto } from './dto/crawl-response.dto.js';
 import { MapRequestDto } from './dto/map-request.dto.js';
 import { MapService } from './map.service.js';
 import { ApiTags } from '@nestjs/swagger';
+import { JsonOnly } from '../http/json-only.js';
 
 /** POST /map and POST /crawl, behind the metering pipeline (priced per mapped page / per extracted page). */
 @Controller()
@@ -20,6 +21,7 @@ export class CrawlController {
 
   /** Map a site: its URLs, breadth first; 1 credit per 10 pages (with instructions: 2) */
   @Post('map')
+  @JsonOnly()
   @Metered(MAP, MapResponseDto)
   map(@Body() body: MapRequestDto): Promise<WorkOutcome<MapResponseDto>> {
     return this.maps.map(body);
@@ -27,6 +29,7 @@ export class CrawlController {
 
   /** Crawl a site: map and extract every page; priced as extract per extracted page */
   @Post('crawl')
+  @JsonOnly()
   @Metered(CRAWL, CrawlResponseDto)
   crawl(@Body() body: CrawlRequestDto): Promise<WorkOutcome<CrawlResponseDto>> {
     return this.crawls.crawl(body);

@@ -65,6 +65,11 @@ export function dashboardOpenApiPaths(base: string): PathsObject {
           '400': { description: 'No token.', content: ERROR },
           '401': { description: 'The link is invalid, expired or used (`reason` says which).', content: ERROR },
           '403': { description: 'A cross-site request.', content: ERROR },
+          '429': {
+            description: 'Too many failed redemptions from the client address.',
+            headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/RateLimitError' } } },
+          },
         },
       },
     },

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isCrossSiteBrowserRequest, ownOrigins } from '../auth/cross-site.js';
 import { MagicLinkService } from '../auth/magic-link.service.js';
 import { sessionCookie } from '../auth/session-cookie.js';
+import { TOO_MANY_REDEMPTIONS, tooManySignInAttempts } from '../auth/sign-in-rate-limits.js';
 import { SessionService } from '../auth/session.service.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { projectRoot } from '../database/project-root.js';
@@ -100,7 +101,11 @@ export class DashboardRoutes implements OnModuleInit {
       const token = (request.body as { token?: unknown } | undefined)?.token;
       if (typeof token !== 'string' || token.length === 0 || token.length > 200)
         return reply.status(400).send(errorBody('token is required', { reason: 'invalid' }));
-      const result = await magicLinks.redeem(token);
+      const result = await magicLinks.redeem(token, request.ip);
+      if (!result.ok && result.reason === 'too_many_attempts') {
+        const refusal = tooManySignInAttempts(TOO_MANY_REDEMPTIONS, result.retryAfter);
+        return reply.status(refusal.getStatus()).headers(refusal.headers).send(refusal.getResponse());
+      }
       if (!result.ok)
         return reply.status(401).send(errorBody(REDEEM_MESSAGES[result.reason], { reason: result.reason }));
       const maxAge = Math.max(0, Math.floor((result.session.expiresAt.getTime() - Date.now()) / 1000));

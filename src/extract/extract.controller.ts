@@ -6,6 +6,7 @@ import { ExtractRequestDto } from './dto/extract-request.dto.js';
 import { ExtractResponseDto } from './dto/extract-response.dto.js';
 import { ExtractService } from './extract.service.js';
 import { ApiTags } from '@nestjs/swagger';
+import { JsonOnly } from '../http/json-only.js';
 
 @Controller()
 @ApiTags('Data plane')
@@ -14,6 +15,7 @@ export class ExtractController {
 
   /** Content of up to 20 URLs; 1 credit per 5 successful URLs (2 at advanced depth), failures free. */
   @Post('extract')
+  @JsonOnly()
   @Metered(EXTRACT, ExtractResponseDto)
   extract(@Body() body: ExtractRequestDto): Promise<WorkOutcome<ExtractResponseDto>> {
     return this.extracts.extract(body);

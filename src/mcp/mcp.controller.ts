@@ -18,6 +18,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SECURITY, USAGE_HEADERS, headerRefs } from '../openapi/openapi-components.js';
 import { JsonRpcErrorDto, JsonRpcMessageDto, JsonRpcResponseDto } from './dto/json-rpc.dto.js';
 import { McpService } from './mcp.service.js';
+import { JsonOnly } from '../http/json-only.js';
 
 /** The MCP endpoint (Streamable HTTP, stateless): POST carries JSON-RPC; GET and DELETE are 405. */
 const DESCRIPTION = `The agent endpoint: the Model Context Protocol over Streamable HTTP (stateless: any node answers any
@@ -41,6 +42,7 @@ export class McpController {
   constructor(private readonly mcp: McpService) {}
 
   @Post()
+  @JsonOnly({ documented: false })
   @ApiOperation({ summary: 'MCP: JSON-RPC 2.0 over Streamable HTTP', description: DESCRIPTION })
   @ApiSecurity(SECURITY.apiKeyBearer)
   @ApiSecurity(SECURITY.apiKeyHeader)
@@ -69,7 +71,11 @@ export class McpController {
     description: 'The Accept header lacks application/json or text/event-stream.',
     type: JsonRpcErrorDto,
   })
-  @ApiUnsupportedMediaTypeResponse({ description: 'The Content-Type is not application/json.', type: JsonRpcErrorDto })
+  @ApiUnsupportedMediaTypeResponse({
+    description:
+      'The body is not JSON in UTF-8 (Content-Type application/json, no other charset, no Content-Encoding).',
+    type: JsonRpcErrorDto,
+  })
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     await this.mcp.handlePost(request, reply);
   }

@@ -23,6 +23,7 @@ import { takeApiKey } from '../metering/take-api-key.js';
 import { ResearchQueryDto } from './dto/research-query.dto.js';
 import { ResearchService } from './research.service.js';
 import { ResearchStreamService } from './stream/research-stream.service.js';
+import { JsonOnly } from '../http/json-only.js';
 
 /**
  * POST /research: 200 with the pending task (Tavily documents 201, but its Python client accepts only 200 here),
@@ -38,6 +39,7 @@ export class ResearchController {
   ) {}
 
   @Post('research')
+  @JsonOnly()
   @ApiOperation({
     summary: 'Submit a research task',
     description:

@@ -6,6 +6,7 @@ import { SearchRequestDto } from './dto/search-request.dto.js';
 import { SearchResponseDto } from './dto/search-response.dto.js';
 import { SearchService } from './search.service.js';
 import { ApiTags } from '@nestjs/swagger';
+import { JsonOnly } from '../http/json-only.js';
 
 /** POST /search, behind the metering pipeline (basic 1 credit, advanced 2, answers +1 / +2). */
 @Controller()
@@ -15,6 +16,7 @@ export class SearchController {
 
   /** Search the web: Tavily's request and response; 1 credit (advanced: 2), include_answer +1 (advanced: +2) */
   @Post('search')
+  @JsonOnly()
   @HttpCode(200)
   @Metered(SEARCH, SearchResponseDto)
   search(@Body() body: SearchRequestDto): Promise<WorkOutcome<SearchResponseDto>> {

@@ -13,6 +13,7 @@ import {
 } from './dto/vertical-response.dto.js';
 import { VERTICALS, isVertical } from './verticals.js';
 import { VerticalsService } from './verticals.service.js';
+import { JsonOnly } from '../http/json-only.js';
 
 /**
  * The metered operation of a vertical: its price from the table (products and images 2 credits, the others 1). An
@@ -32,6 +33,7 @@ export class VerticalsController {
 
   /** Search one vertical: structured results of one source, normalized to one schema per vertical */
   @Post('search/:vertical')
+  @JsonOnly()
   @HttpCode(200)
   @Metered(
     (request: FastifyRequest) => verticalOperation((request.params as { vertical?: string }).vertical ?? ''),

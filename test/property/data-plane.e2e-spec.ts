@@ -9,6 +9,7 @@ import { type FuzzApp, Fuzzer, describe as describeSent, startFuzzApp } from './
 
 const DATA_PLANE = ROUTES.filter((r) => r.auth === 'apiKey' || r.auth === 'mcp');
 const METERED_REST = DATA_PLANE.filter((r) => r.metered && r.path !== '/mcp');
+const JSON_BODY_ROUTES = DATA_PLANE.filter((r) => r.method === 'POST');
 const route = (key: string): RouteSpec => ROUTES.find((r) => routeKey(r) === key)!;
 
 /**
@@ -57,6 +58,48 @@ describe('property: the data plane bills every success once and no refusal', () 
       fcParams(30, 170_000),
     );
   }, 200_000);
+
+  test('a body that is not UTF-8 JSON (another media type, charset or content coding) is a 415, never billed', async () => {
+    const notJson = fc.oneof(
+      fc.constantFrom(
+        'application/x-www-form-urlencoded',
+        'text/plain',
+        'text/plain; charset=utf-8',
+        'multipart/form-data; boundary=x',
+        'application/octet-stream',
+        'application/xml',
+        'application/vnd.api+json',
+        'text/json',
+      ),
+      fc
+        .constantFrom('utf-16', 'UTF-16LE', 'utf-32', 'iso-8859-1', 'latin1', 'us-ascii', 'windows-1252', '"UTF-16"')
+        .map((charset) => `application/json; charset=${charset}`),
+    );
+    const coding = fc.constantFrom('gzip', 'x-gzip', 'deflate', 'br', 'compress', 'zstd', 'gzip, identity', 'GZIP');
+    const variant = fc.oneof(
+      notJson.map((contentType) => ({ contentType, headers: [] as [string, string][] })),
+      coding.map((value) => ({
+        contentType: 'application/json',
+        headers: [['content-encoding', value]] as [string, string][],
+      })),
+    );
+    const plans = fc
+      .tuple(fc.oneof(...JSON_BODY_ROUTES.map((route) => planFor(route, fz.ctx, 'valid'))), variant)
+      .map(([plan, { contentType, headers }]): Plan => {
+        // A body of the route's own (a small one: a body over the size limit would be a 413 first).
+        const small = plan.body.kind === 'json' && !JSON.stringify(plan.body.value).includes('"$huge"');
+        const body = small ? plan.body : { kind: 'json' as const, value: { query: 'fuzz' } };
+        return { ...plan, method: 'POST', body, contentType, headers };
+      });
+    await fc.assert(
+      fc.asyncProperty(plans, async (plan) => {
+        const sent = await fuzzer.check(plan);
+        fc.pre(sent !== null);
+        expect(describeSent(sent!)).toMatch(/ → 415 in /);
+      }),
+      fcParams(40, 100_000),
+    );
+  }, 120_000);
 
   test('upstream search APIs that fail, hang or answer junk: a 502, never billed', async () => {
     const modes = fc.constantFrom<UpstreamMode>(

@@ -187,7 +187,7 @@ describe('security: secrets never reach the log', () => {
       ['POST', '/search', { headers: { 'x-api-key': unknownKey }, body: { query: 'x' } }, 401],
       ['POST', '/search', { body: { query: 'x', api_key: malformedKey } }, 401],
       ['POST', '/search', { token: session, body: { query: 'x' } }, 401],
-      ['POST', '/extract', { token: apiKey, body: 'urls=x', headers: { 'content-type': 'text/plain' } }, 400],
+      ['POST', '/extract', { token: apiKey, body: 'urls=x', headers: { 'content-type': 'text/plain' } }, 415],
     ];
     for (const [method, path, options, status] of dataPlane) {
       const response = await send(method, path, options);

@@ -23,6 +23,7 @@ jest.unstable_mockModule('node:crypto', () => ({ ...realCrypto, default: realCry
 const { secretsEqual, sha256Hex } = await import('../../src/common/secrets.js');
 const { SessionService } = await import('../../src/auth/session.service.js');
 const { MagicLinkService } = await import('../../src/auth/magic-link.service.js');
+const { RedemptionLimiter } = await import('../../src/auth/redemption-limiter.js');
 const { KeyLookupService } = await import('../../src/keys/key-lookup.service.js');
 const { loadConfig } = await import('../../src/config/app-config.js');
 const { createTestDatabase } = await import('../support/test-database.js');
@@ -261,15 +262,16 @@ describe('security: secrets are compared in constant time or looked up by hash',
       const token = 'Zz9'.repeat(14) + 'q';
       const { db, statements } = recordingDb();
       const unused = {} as never;
-      const links = new MagicLinkService(db as never, unused, unused, unused, config);
-      expect(await links.redeem(token)).toEqual({ ok: false, reason: 'invalid' });
+      const limiter = new RedemptionLimiter(null, config);
+      const links = new MagicLinkService(db as never, unused, unused, unused, limiter, config);
+      expect(await links.redeem(token, '192.0.2.1')).toEqual({ ok: false, reason: 'invalid' });
       expect(statements.length).toBeGreaterThanOrEqual(1);
       for (const statement of statements) {
         expect(statement.text).toMatch(/WHERE token_hash = \$1\b/);
         expect(statement.values[0]).toBe(sha256Hex(token));
       }
       expectNoPlaintext(statements, token);
-      expect(await links.redeem('not a token')).toEqual({ ok: false, reason: 'invalid' });
+      expect(await links.redeem('not a token', '192.0.2.1')).toEqual({ ok: false, reason: 'invalid' });
       expect(statements.length).toBeLessThanOrEqual(2);
     });
 

@@ -1,14 +1,11 @@
-import { Transform } from 'class-transformer';
-import { IsEmail, IsString, Length, MaxLength } from 'class-validator';
+import { IsString, Length } from 'class-validator';
 import { ApiSchema } from '@nestjs/swagger';
+import { IsEmailAddress } from '../../users/dto/email-address.js';
 
 @ApiSchema({ name: 'RequestMagicLink' })
 export class RequestMagicLinkDto {
   /** The e-mail address to sign in with. */
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
-  @IsString()
-  @MaxLength(254)
-  @IsEmail({}, { message: 'email must be a valid e-mail address' })
+  @IsEmailAddress()
   email!: string;
 }
 

@@ -1,11 +1,20 @@
+/** What a spreadsheet reads as the start of a formula (OWASP's list for CSV injection, CWE-1236). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** A plain decimal number (a position, an amount): a spreadsheet reads it as a number, never as a formula. */
+const PLAIN_NUMBER = /^[+-]?\d+(\.\d+)?$/;
+
 /**
  * RFC 4180 CSV: fields separated by commas, records ended by CRLF; a field holding a comma, a double quote, CR or
  * LF is enclosed in double quotes, with each double quote inside doubled. null and undefined are empty fields,
  * objects are written as JSON.
+ * Text that a spreadsheet would run as a formula (it begins with =, +, -, @, a tab or a carriage return, as a
+ * project name, a key name or an Idempotency-Key may) is written as text: prefixed with a single quote, and quoted.
+ * Plain decimal numbers (a negative amount, say) are kept as they are: no spreadsheet evaluates them.
  */
 export function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';
   const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (FORMULA_START.test(text) && !PLAIN_NUMBER.test(text)) return `"'${text.replace(/"/g, '""')}"`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

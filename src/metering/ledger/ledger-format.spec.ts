@@ -34,6 +34,20 @@ describe('ledger formats', () => {
     expect(csvRecord(['a', 'b,c', null])).toBe('a,"b,c",\r\n');
   });
 
+  test('a cell that would start a formula is written as quoted text; plain numbers stay numbers', () => {
+    expect(csvField('=1+1')).toBe(`"'=1+1"`);
+    expect(csvField('+1+1')).toBe(`"'+1+1"`);
+    expect(csvField('-2+3')).toBe(`"'-2+3"`);
+    expect(csvField('@SUM(A1)')).toBe(`"'@SUM(A1)"`);
+    expect(csvField('\t=1')).toBe(`"'\t=1"`);
+    expect(csvField('\r=1')).toBe(`"'\r=1"`);
+    expect(csvField('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
+    expect(csvField(-2.5)).toBe('-2.5');
+    expect(csvField('-7')).toBe('-7');
+    expect(csvField('+3.25')).toBe('+3.25');
+    expect(csvField('a=1')).toBe('a=1');
+  });
+
   test('csvRecords: a header, then one record per row of every page', async () => {
     async function* pages() {
       yield [{ a: 1, b: 'x' }];

@@ -2,6 +2,7 @@ import { Transform } from 'class-transformer';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { PLAN_NAMES, type PlanName } from '../plans.js';
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { IsEmailAddress } from '../../users/dto/email-address.js';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -22,10 +23,8 @@ export class CreateOrganizationDto {
 
 @ApiSchema({ name: 'AddMember' })
 export class AddMemberDto {
-  /** E-mail address of the new member. */
-  @Transform(trim)
-  @IsString()
-  @Length(3, 254)
+  /** E-mail address of the new member (validated as sign-in does). */
+  @IsEmailAddress()
   email!: string;
 
   /** Role. */

