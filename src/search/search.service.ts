@@ -100,8 +100,7 @@ export class SearchService {
   /** More candidates than shown are asked for, so that ranking has something to choose from. */
   private async readAndRank({ provider, read }: ResolvedSearch): Promise<Shown[]> {
     const request = { ...provider, maxResults: Math.max(provider.maxResults, read.candidates) };
-    const lists = await askProviders(this.providers, request);
-    const ranked = await this.reading.rank(lists, request, read);
+    const ranked = await this.reading.rank(() => askProviders(this.providers, request), request, read);
     return ranked.map((r) => ({
       hit: { ...r.candidate.hit, content: r.content, score: r.score },
       source: r.candidate.source,

@@ -1,32 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import type { QueryAnalysis, TextHits } from '../index/local-index.js';
+import type { QueryAnalysis } from '../index/local-index.js';
 import { LocalIndexProvider } from '../providers/local-index.provider.js';
-import { markdownToText } from '../text/markdown-text.js';
-import {
-  CHUNK_SEPARATOR,
-  type Passage,
-  type ScoredSentence,
-  chunk,
-  mayContainTerms,
-  scorePassages,
-} from '../text/passages.js';
-import { proseSentences } from '../text/sentences.js';
+import { CHUNK_SEPARATOR, type Passage, scorePassages } from '../text/passages.js';
 import type { Evidence, RankCandidate, RankedCandidate } from './rank-candidate.js';
+import { QueryEvidence, type TextEvidence } from './text-evidence.js';
 
-/** Passages come from the first this-many characters of a text (as the local index's snippets). */
-const MAX_TEXT_FOR_PASSAGES = 60_000;
 /** The score's mix: best passage, query-term coverage of the whole text, provider rank. */
 const PASSAGE_SHARE = 0.5;
 const COVERAGE_SHARE = 0.3;
 const PRIOR_SHARE = 0.2;
-
-interface Read {
-  readonly candidate: RankCandidate;
-  readonly passages: Passage[];
-  readonly titleHits: TextHits;
-  /** Lexemes found anywhere in the text or the title. */
-  readonly found: Set<string>;
-}
 
 /**
  * One ranking for the candidates of every provider, from what their texts say about the query: each text is cut into
@@ -39,74 +21,44 @@ interface Read {
 export class EvidenceRanking {
   constructor(private readonly local: LocalIndexProvider) {}
 
-  async rank(query: string, candidates: readonly RankCandidate[], chunks: number): Promise<RankedCandidate[]> {
-    if (candidates.length === 0) return [];
-    const analysis = await this.local.index.analyze(query);
-    const reads = await this.read(candidates, analysis);
-    const titles = new Map(reads.flatMap((r) => r.passages.map((p) => [p, r.titleHits] as const)));
+  /** The query analysed, ready to read texts (QueryEvidence.read) as they come. */
+  async forQuery(query: string): Promise<QueryEvidence> {
+    return new QueryEvidence(this.local.index, await this.local.index.analyze(query));
+  }
+
+  /** The candidates, each with its text read (`texts`, by candidate), best first. */
+  rank(
+    query: QueryEvidence,
+    candidates: readonly RankCandidate[],
+    texts: readonly TextEvidence[],
+    chunks: number,
+  ): RankedCandidate[] {
+    const { analysis } = query;
+    const titles = new Map(texts.flatMap((t) => t.passages.map((p) => [p, t.titleHits] as const)));
     scorePassages(
-      reads.flatMap((r) => r.passages),
+      texts.flatMap((t) => t.passages),
       analysis.weights,
       titles,
       analysis.translations,
     );
     const totalWeight = [...analysis.weights.values()].reduce((sum, w) => sum + w, 0);
-    const ranked = reads.map((r): RankedCandidate => {
-      const best = [...r.passages].sort((a, b) => b.score - a.score || a.start - b.start);
+    const ranked = candidates.map((candidate, i): RankedCandidate => {
+      const text = texts[i]!;
+      const best = [...text.passages].sort((a, b) => b.score - a.score || a.start - b.start);
       const evidence: Evidence = {
         passage: analysis.maxScore > 0 ? clamp((best[0]?.score ?? 0) / analysis.maxScore) : 0,
-        coverage: totalWeight > 0 ? clamp(coveredWeight(r.found, analysis) / totalWeight) : 0,
-        prior: 1 / Math.log2(r.candidate.rank + 2),
+        coverage: totalWeight > 0 ? clamp(coveredWeight(text.found, analysis) / totalWeight) : 0,
+        prior: 1 / Math.log2(candidate.rank + 2),
       };
       const score =
         PASSAGE_SHARE * evidence.passage + COVERAGE_SHARE * evidence.coverage + PRIOR_SHARE * evidence.prior;
-      const content = r.candidate.source === 'snippet' ? r.candidate.text : joinChunks(best, chunks);
-      return { candidate: r.candidate, evidence, score: Math.round(score * 1e6) / 1e6, content };
+      const content = candidate.source === 'snippet' ? candidate.text : joinChunks(best, chunks);
+      return { candidate, evidence, score: Math.round(score * 1e6) / 1e6, content };
     });
     return ranked.sort(
       (a, b) =>
         b.score - a.score || a.candidate.rank - b.candidate.rank || compare(a.candidate.hit.url, b.candidate.hit.url),
     );
-  }
-
-  /** Every text's sentences with the query's lexemes found in them (one round trip for all). */
-  private async read(candidates: readonly RankCandidate[], analysis: QueryAnalysis): Promise<Read[]> {
-    const lexemes = [
-      ...new Set([...analysis.terms.map((t) => t.lexeme), ...analysis.translations.map((t) => t.target)]),
-    ];
-    const mayMatch = mayContainTerms(lexemes);
-    const split = candidates.map((c) => {
-      const text = c.text.slice(0, MAX_TEXT_FOR_PASSAGES);
-      return proseSentences(c.source === 'snippet' ? text : markdownToText(text));
-    });
-    // sentence -1: the title
-    const pending: { doc: number; sentence: number; text: string }[] = [];
-    split.forEach((sentences, doc) => {
-      const title = candidates[doc]!.hit.title;
-      if (title && mayMatch(title)) pending.push({ doc, sentence: -1, text: title });
-      sentences.forEach((s, sentence) => {
-        if (mayMatch(s.text)) pending.push({ doc, sentence, text: s.text });
-      });
-    });
-    const hits = await this.local.index.analyzeTexts(
-      pending.map((p) => p.text),
-      lexemes,
-    );
-    const scored: ScoredSentence[][] = split.map((sentences) => sentences.map((s) => ({ ...s, hits: new Map() })));
-    const titleHits: TextHits[] = candidates.map(() => new Map());
-    const found = candidates.map(() => new Set<string>());
-    pending.forEach((p, i) => {
-      const lexemesHit = hits[i]!;
-      for (const lexeme of lexemesHit.keys()) found[p.doc]!.add(lexeme);
-      if (p.sentence < 0) titleHits[p.doc] = lexemesHit;
-      else scored[p.doc]![p.sentence] = { ...split[p.doc]![p.sentence]!, hits: lexemesHit };
-    });
-    return candidates.map((candidate, i) => ({
-      candidate,
-      passages: chunk(scored[i]!),
-      titleHits: titleHits[i]!,
-      found: found[i]!,
-    }));
   }
 }
 

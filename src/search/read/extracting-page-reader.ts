@@ -6,6 +6,8 @@ import { untilAborted } from './until-aborted.js';
 
 /** Longest a page read may take when the caller's signal would allow more (the search deadlines are far shorter). */
 const MAX_READ_MS = 15_000;
+/** A search reads many pages at once: a page larger than this is left to its snippet. */
+const MAX_PAGE_BYTES = 3 * 1024 * 1024;
 
 export class RobotsRefusal extends Error {
   constructor(readonly url: string) {
@@ -36,6 +38,7 @@ export class ExtractingPageReader implements PageReader {
       includeImages: true,
       includeFavicon: true,
       timeoutMs: MAX_READ_MS,
+      maxBytes: MAX_PAGE_BYTES,
       signal,
     });
     const published = page.publishedDate ? new Date(page.publishedDate) : null;

@@ -5,15 +5,21 @@ import type { ProviderHits } from '../provider-lists.js';
 import type { ProviderSearchRequest, SearchHit } from '../providers/search-provider.port.js';
 import { EvidenceRanking } from '../ranking/evidence-ranking.js';
 import { RERANKER, type RankCandidate, type RankedCandidate, type Reranker } from '../ranking/rank-candidate.js';
+import type { QueryEvidence, TextEvidence, TextToRead } from '../ranking/text-evidence.js';
 import { PAGE_READER, type PageReader, type ReadPage } from './page-reader.port.js';
 import type { ReadPlan } from './read-plan.js';
 import { readPages } from './read-pages.js';
 
+interface Merged {
+  readonly hit: SearchHit;
+  readonly rank: number;
+}
+
 /**
  * The hits of every provider, read and ranked as one list: the upstream hits the plan reads (the engines' best
- * first) are fetched and extracted at once under the plan's deadline, and every candidate (a page read, a page of
- * the local index, or an engine's snippet when its page was not read in time) is ranked from its text by
- * EvidenceRanking, then by the optional Reranker.
+ * first) are fetched and extracted at once under the plan's deadline, each page analysed for the query as soon as it
+ * arrives, and every candidate (a page read, a page of the local index, or an engine's snippet when its page was not
+ * read in time) is ranked from its text by EvidenceRanking, then by the optional Reranker.
  */
 @Injectable()
 export class ReadAndRank {
@@ -25,21 +31,33 @@ export class ReadAndRank {
     @Optional() @Inject(RERANKER) private readonly reranker: Reranker | null = null,
   ) {}
 
+  /** `ask` gets the providers' lists; the query is analysed meanwhile. */
   async rank(
-    lists: readonly ProviderHits[],
+    ask: () => Promise<ProviderHits[]>,
     request: ProviderSearchRequest,
     plan: ReadPlan,
   ): Promise<RankedCandidate[]> {
+    const [lists, query] = await Promise.all([ask(), this.ranking.forQuery(request.query)]);
     const merged = mergeLists(lists);
+    const byUrl = new Map(merged.map((m) => [m.hit.url, m]));
     const toRead = plan.read
       ? merged
           .filter((m) => m.hit.rawContent === null)
           .slice(0, plan.candidates)
           .map((m) => m.hit.url)
       : [];
-    const { pages } = await readPages(toRead, this.reader, plan.budgetMs, request.signal);
-    const candidates = merged.map((m) => candidateOf(m.hit, m.rank, pages.get(m.hit.url), plan));
-    let ranked = await this.ranking.rank(request.query, candidates, plan.chunks);
+    const readings = new Map<string, { candidate: RankCandidate; text: Promise<TextEvidence> }>();
+    await readPages(toRead, this.reader, plan.budgetMs, request.signal, (url, page) => {
+      const { hit, rank } = byUrl.get(url)!;
+      const candidate = pageCandidate(hit, rank, page);
+      readings.set(url, { candidate, text: readOne(query, candidate) });
+    });
+    const rest = merged.filter((m) => !readings.has(m.hit.url)).map((m) => otherCandidate(m, plan));
+    const restTexts = await query.read(rest.map(textOf));
+    const read = [...readings.values()];
+    const candidates = [...read.map((r) => r.candidate), ...rest];
+    const texts = [...(await Promise.all(read.map((r) => r.text))), ...restTexts];
+    let ranked = this.ranking.rank(query, candidates, texts, plan.chunks);
     if (this.reranker) {
       try {
         ranked = await this.reranker.rerank(request.query, ranked, request.signal);
@@ -52,8 +70,8 @@ export class ReadAndRank {
 }
 
 /** Hits merged by URL, each with its best rank in any list; in that order. */
-function mergeLists(lists: readonly ProviderHits[]): { hit: SearchHit; rank: number }[] {
-  const byUrl = new Map<string, { hit: SearchHit; rank: number }>();
+function mergeLists(lists: readonly ProviderHits[]): Merged[] {
+  const byUrl = new Map<string, Merged>();
   for (const list of lists) {
     list.hits.forEach((hit, rank) => {
       const seen = byUrl.get(hit.url);
@@ -63,23 +81,36 @@ function mergeLists(lists: readonly ProviderHits[]): { hit: SearchHit; rank: num
   return [...byUrl.values()].sort((a, b) => a.rank - b.rank);
 }
 
-function candidateOf(hit: SearchHit, rank: number, page: ReadPage | undefined, plan: ReadPlan): RankCandidate {
-  if (page) {
-    const enriched: SearchHit = {
-      ...hit,
-      title: hit.title && hit.title !== hit.url ? hit.title : page.title?.trim() || hit.title,
-      rawContent: page.markdown,
-      publishedDate: hit.publishedDate ?? page.publishedDate,
-      favicon: hit.favicon ?? page.favicon,
-      images: hit.images.length > 0 ? hit.images : page.images.map((url) => ({ url, description: null })),
-    };
-    return { hit: enriched, text: page.markdown, source: 'page', rank };
-  }
+/** A hit whose page was read: its text, and the title, date, favicon and images the engine lacked. */
+function pageCandidate(hit: SearchHit, rank: number, page: ReadPage): RankCandidate {
+  const enriched: SearchHit = {
+    ...hit,
+    title: hit.title && hit.title !== hit.url ? hit.title : page.title?.trim() || hit.title,
+    rawContent: page.markdown,
+    publishedDate: hit.publishedDate ?? page.publishedDate,
+    favicon: hit.favicon ?? page.favicon,
+    images: hit.images.length > 0 ? hit.images : page.images.map((url) => ({ url, description: null })),
+  };
+  return { hit: enriched, text: page.markdown, source: 'page', rank };
+}
+
+function otherCandidate({ hit, rank }: Merged, plan: ReadPlan): RankCandidate {
   if (hit.rawContent !== null) {
     // Ultra-fast reads nothing, the local index's pages included: their snippet stands for them.
     return { hit, text: plan.read ? hit.rawContent : hit.content, source: 'index', rank };
   }
   return { hit, text: hit.content, source: 'snippet', rank };
+}
+
+function textOf(candidate: RankCandidate): TextToRead {
+  return { title: candidate.hit.title, text: candidate.text, markdown: candidate.text === candidate.hit.rawContent };
+}
+
+function readOne(query: QueryEvidence, candidate: RankCandidate): Promise<TextEvidence> {
+  const read = query.read([textOf(candidate)]).then((texts) => texts[0]!);
+  // Awaited once the reading is over; handled now so that an early failure is not an unhandled rejection.
+  read.catch(() => {});
+  return read;
 }
 
 function boostCountry(ranked: readonly RankedCandidate[], country: string): RankedCandidate[] {

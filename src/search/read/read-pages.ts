@@ -19,6 +19,8 @@ export async function readPages(
   reader: PageReader,
   budgetMs: number,
   caller?: AbortSignal,
+  /** Told of each page as soon as it has been read in time (so that its analysis overlaps the other reads). */
+  onPage?: (url: string, page: ReadPage) => void,
 ): Promise<PagesRead> {
   const pages = new Map<string, ReadPage>();
   const failures = new Map<string, string>();
@@ -35,7 +37,9 @@ export async function readPages(
       .run(url, signal, () => reader.read(url, signal))
       .then(
         (page) => {
-          if (!signal.aborted) pages.set(url, page);
+          if (signal.aborted) return;
+          pages.set(url, page);
+          onPage?.(url, page);
         },
         (error: unknown) => {
           failures.set(url, error instanceof Error ? error.message : String(error));
