@@ -40,23 +40,34 @@ export class ReadAndRank {
     const [lists, query] = await Promise.all([ask(), this.ranking.forQuery(request.query)]);
     const merged = mergeLists(lists);
     const byUrl = new Map(merged.map((m) => [m.hit.url, m]));
-    const toRead = plan.read
-      ? merged
-          .filter((m) => m.hit.rawContent === null)
-          .slice(0, plan.candidates)
-          .map((m) => m.hit.url)
-      : [];
-    const readings = new Map<string, { candidate: RankCandidate; text: Promise<TextEvidence> }>();
-    await readPages(toRead, this.reader, plan.budgetMs, request.signal, (url, page) => {
+    const toRead = new Set(
+      plan.read
+        ? merged
+            .filter((m) => m.hit.rawContent === null)
+            .slice(0, plan.candidates)
+            .map((m) => m.hit.url)
+        : [],
+    );
+    // The texts already at hand (the local index's pages, the snippets not to be read) are analysed meanwhile.
+    const known = merged.filter((m) => !toRead.has(m.hit.url)).map((m) => otherCandidate(m, plan));
+    const knownTexts = readAll(query, known);
+    const pagesRead = new Map<string, { candidate: RankCandidate; text: Promise<TextEvidence[]> }>();
+    await readPages([...toRead], this.reader, plan.budgetMs, request.signal, (url, page) => {
       const { hit, rank } = byUrl.get(url)!;
       const candidate = pageCandidate(hit, rank, page);
-      readings.set(url, { candidate, text: readOne(query, candidate) });
+      pagesRead.set(url, { candidate, text: readAll(query, [candidate]) });
     });
-    const rest = merged.filter((m) => !readings.has(m.hit.url)).map((m) => otherCandidate(m, plan));
-    const restTexts = await query.read(rest.map(textOf));
-    const read = [...readings.values()];
-    const candidates = [...read.map((r) => r.candidate), ...rest];
-    const texts = [...(await Promise.all(read.map((r) => r.text))), ...restTexts];
+    // Pages not read in time: their snippets.
+    const missed = merged
+      .filter((m) => toRead.has(m.hit.url) && !pagesRead.has(m.hit.url))
+      .map((m) => otherCandidate(m, plan));
+    const read = [...pagesRead.values()];
+    const candidates = [...known, ...read.map((r) => r.candidate), ...missed];
+    const texts = [
+      ...(await knownTexts),
+      ...(await Promise.all(read.map((r) => r.text))).flat(),
+      ...(await query.read(missed.map(textOf))),
+    ];
     let ranked = this.ranking.rank(query, candidates, texts, plan.chunks);
     if (this.reranker) {
       try {
@@ -106,8 +117,8 @@ function textOf(candidate: RankCandidate): TextToRead {
   return { title: candidate.hit.title, text: candidate.text, markdown: candidate.text === candidate.hit.rawContent };
 }
 
-function readOne(query: QueryEvidence, candidate: RankCandidate): Promise<TextEvidence> {
-  const read = query.read([textOf(candidate)]).then((texts) => texts[0]!);
+function readAll(query: QueryEvidence, candidates: readonly RankCandidate[]): Promise<TextEvidence[]> {
+  const read = query.read(candidates.map(textOf));
   // Awaited once the reading is over; handled now so that an early failure is not an unhandled rejection.
   read.catch(() => {});
   return read;
