@@ -151,6 +151,24 @@ describe('POST /search reads the pages of upstream hits', () => {
     expect(pages.requests('/503')).toBe(1);
   });
 
+  test('pages are read at once, at most 4 at a time on one host', async () => {
+    const slow = (i: number) =>
+      pages.set(`/slow-${i}`, { kind: 'html', body: articlePage('Lagoon', [EVIDENCE]), delayMs: 350 });
+    // Five pages of one host, each answering in 0.35 s: four at once are read within basic's 0.55 s (one after the
+    // other would take 1.4 s); the fifth waits for a turn and misses the deadline.
+    const urls = [0, 1, 2, 3, 4].map(slow);
+    searxng.searxngResults = urls.map((url, i) => engineHit(url, i));
+    const response = await search({ max_results: 5 });
+    expect(response.status).toBe(200);
+    expect(urls.map((url) => byUrl(response.body.results, url).content_source)).toEqual([
+      'page',
+      'page',
+      'page',
+      'page',
+      'snippet',
+    ]);
+  });
+
   test('an engine URL that redirects to a refused address is not followed: the snippet stays', async () => {
     const target = privatePages.set('/metadata', { kind: 'html', body: articlePage('Secrets', [EVIDENCE]) });
     const redirecting = pages.set('/redirect', { kind: 'redirect', location: target });

@@ -67,6 +67,12 @@ describe('POST /search with upstream providers', () => {
       ]),
     );
     for (const result of response.body.results) expect(result.score).toBeGreaterThan(0);
+    // One ranking: a page the local index has (alone, or also found upstream) is read from the index.
+    const sourceOf = (url: string) => response.body.results.find((r: { url: string }) => r.url === url)?.content_source;
+    expect(sourceOf('https://coastalcourier.example/news/2023/storm-damages-sea-wall')).toBe('index');
+    expect(sourceOf('https://coastalcourier.example/news/harbour-sea-wall-vote')).toBe('index');
+    // A .example host has no address: its page cannot be read, the engine's snippet stays.
+    expect(sourceOf('https://www.overtopping-manual.example/eurotop/')).toBe('snippet');
     expect(response.body.usage.credits).toBe(1);
   });
 

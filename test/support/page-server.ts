@@ -1,11 +1,11 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 
 /**
- * How a page answers: `html` (200 with the body), `hang` (headers never come), `status` (that HTTP status),
+ * How a page answers: `html` (200 with the body, after `delayMs`), `hang` (headers never come), `status` (that HTTP status),
  * `redirect` (302 to `location`), `trickle` (200 whose body comes a few bytes at a time over `trickleMs`).
  */
 export type PageBehaviour =
-  | { readonly kind: 'html'; readonly body: string }
+  | { readonly kind: 'html'; readonly body: string; readonly delayMs?: number }
   | { readonly kind: 'hang' }
   | { readonly kind: 'status'; readonly status: number }
   | { readonly kind: 'redirect'; readonly location: string }
@@ -77,8 +77,11 @@ export class PageServer {
         return void response.writeHead(page.status, { 'content-type': 'text/html' }).end('<h1>unavailable</h1>');
       case 'redirect':
         return void response.writeHead(302, { location: page.location }).end();
-      case 'html':
-        return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page.body);
+      case 'html': {
+        const send = () => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page.body);
+        if (page.delayMs) return void setTimeout(send, page.delayMs);
+        return void send();
+      }
       case 'trickle':
         return this.trickle(response, page.body, page.trickleMs);
     }
