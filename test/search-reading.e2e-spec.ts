@@ -149,6 +149,15 @@ describe('POST /search reads the pages of upstream hits', () => {
     expect(byUrl(response.body.results, good)).toMatchObject({ content_source: 'page' });
     expect(pages.requests('/hang')).toBe(1);
     expect(pages.requests('/503')).toBe(1);
+    const metrics = await call(app.url, 'GET', '/metrics');
+    const count = (outcome: string) =>
+      Number(
+        new RegExp(`search_page_reads_total\\{depth="basic",outcome="${outcome}"\\} (\\d+)`).exec(metrics.body)?.[1] ??
+          0,
+      );
+    expect(count('late')).toBeGreaterThanOrEqual(2);
+    expect(count('failed')).toBeGreaterThanOrEqual(1);
+    expect(count('read')).toBeGreaterThanOrEqual(1);
   });
 
   test('pages are read at once, at most 4 at a time on one host', async () => {

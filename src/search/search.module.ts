@@ -7,6 +7,7 @@ import { SEARCH_PROVIDERS, type SearchProvider } from './providers/search-provid
 import { EvidenceRanking } from './ranking/evidence-ranking.js';
 import { ExtractingPageReader } from './read/extracting-page-reader.js';
 import { PAGE_READER } from './read/page-reader.port.js';
+import { ReadMetrics } from './read/read-metrics.js';
 import { ReadAndRank } from './read/read-and-rank.js';
 import { SearchController } from './search.controller.js';
 import { SearchService } from './search.service.js';
@@ -27,6 +28,7 @@ import { upstreamSearchProviders } from './upstream/index.js';
     SearchService,
     EvidenceRanking,
     ReadAndRank,
+    ReadMetrics,
     { provide: PAGE_READER, useClass: ExtractingPageReader },
     {
       provide: SEARCH_PROVIDERS,

@@ -7,6 +7,7 @@ import { EvidenceRanking } from '../ranking/evidence-ranking.js';
 import { RERANKER, type RankCandidate, type RankedCandidate, type Reranker } from '../ranking/rank-candidate.js';
 import type { QueryEvidence, TextEvidence, TextToRead } from '../ranking/text-evidence.js';
 import { PAGE_READER, type PageReader, type ReadPage } from './page-reader.port.js';
+import { ReadMetrics } from './read-metrics.js';
 import type { ReadPlan } from './read-plan.js';
 import { readPages } from './read-pages.js';
 
@@ -28,6 +29,7 @@ export class ReadAndRank {
   constructor(
     @Inject(PAGE_READER) private readonly reader: PageReader,
     private readonly ranking: EvidenceRanking,
+    private readonly metrics: ReadMetrics,
     @Optional() @Inject(RERANKER) private readonly reranker: Reranker | null = null,
   ) {}
 
@@ -52,11 +54,16 @@ export class ReadAndRank {
     const known = merged.filter((m) => !toRead.has(m.hit.url)).map((m) => otherCandidate(m, plan));
     const knownTexts = readAll(query, known);
     const pagesRead = new Map<string, { candidate: RankCandidate; text: Promise<TextEvidence[]> }>();
-    await readPages([...toRead], this.reader, plan.budgetMs, request.signal, (url, page) => {
+    const started = performance.now();
+    const outcome = await readPages([...toRead], this.reader, plan.budgetMs, request.signal, (url, page) => {
       const { hit, rank } = byUrl.get(url)!;
       const candidate = pageCandidate(hit, rank, page);
       pagesRead.set(url, { candidate, text: readAll(query, [candidate]) });
     });
+    if (toRead.size > 0) {
+      const counts = { read: outcome.pages.size, failed: outcome.failures.size, late: outcome.late.size };
+      this.metrics.observe(plan.depth, counts, (performance.now() - started) / 1000);
+    }
     // Pages not read in time: their snippets.
     const missed = merged
       .filter((m) => toRead.has(m.hit.url) && !pagesRead.has(m.hit.url))

@@ -5,8 +5,10 @@ import { READS_PER_HOST } from './read-plan.js';
 export interface PagesRead {
   /** By the URL asked for: the pages read in time. */
   readonly pages: ReadonlyMap<string, ReadPage>;
-  /** By the URL asked for: why a page was not read (an error message, or the deadline). */
+  /** By the URL asked for: why a page was not read before the deadline (an error message). */
   readonly failures: ReadonlyMap<string, string>;
+  /** The URLs still being read at the deadline. */
+  readonly late: ReadonlySet<string>;
 }
 
 /**
@@ -24,7 +26,7 @@ export async function readPages(
 ): Promise<PagesRead> {
   const pages = new Map<string, ReadPage>();
   const failures = new Map<string, string>();
-  if (urls.length === 0) return { pages, failures };
+  if (urls.length === 0) return { pages, failures, late: new Set() };
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error(`not read within ${budgetMs} ms`)), budgetMs);
   const onCallerAbort = () => controller.abort(caller?.reason);
@@ -42,7 +44,7 @@ export async function readPages(
           onPage?.(url, page);
         },
         (error: unknown) => {
-          failures.set(url, error instanceof Error ? error.message : String(error));
+          if (!signal.aborted) failures.set(url, error instanceof Error ? error.message : String(error));
         },
       ),
   );
@@ -55,7 +57,6 @@ export async function readPages(
     // Reads still going stop now (and anything that arrives later is ignored).
     controller.abort(new Error(`not read within ${budgetMs} ms`));
   }
-  for (const url of urls)
-    if (!pages.has(url) && !failures.has(url)) failures.set(url, `not read within ${budgetMs} ms`);
-  return { pages: new Map(pages), failures: new Map(failures) };
+  const late = new Set(urls.filter((url) => !pages.has(url) && !failures.has(url)));
+  return { pages: new Map(pages), failures: new Map(failures), late };
 }
