@@ -193,17 +193,22 @@ describe('POST /search reads the pages of upstream hits', () => {
     }
   });
 
-  test('a page robots.txt disallows is not read', async () => {
+  test('robots.txt: a disallowed page is not read; its crawl-delay does not space one-off reads', async () => {
     // A fresh origin: robots.txt is cached per origin.
     const site = await PageServer.start('127.0.0.1');
     try {
-      site.robots = 'User-agent: *\nDisallow: /private/\n';
-      const url = site.set('/private/lagoon', { kind: 'html', body: articlePage('Lagoon', [EVIDENCE]) });
-      searxng.searxngResults = [engineHit(url, 0)];
+      site.robots = 'User-agent: *\nCrawl-delay: 5\nDisallow: /private/\n';
+      const disallowed = site.set('/private/lagoon', { kind: 'html', body: articlePage('Lagoon', [EVIDENCE]) });
+      const allowed = [1, 2, 3].map((i) =>
+        site.set(`/public/${i}`, { kind: 'html', body: articlePage(`Lagoon ${i}`, [EVIDENCE]) }),
+      );
+      searxng.searxngResults = [disallowed, ...allowed].map((url, i) => engineHit(url, i));
       const response = await search({});
-      expect(byUrl(response.body.results, url)).toMatchObject({ content_source: 'snippet' });
+      expect(byUrl(response.body.results, disallowed)).toMatchObject({ content_source: 'snippet' });
       expect(site.requests('/robots.txt')).toBe(1);
       expect(site.requests('/private/lagoon')).toBe(0);
+      // Three reads of one host within 0.55 s: no 5 s spacing (that is the crawl's, for its own fetches).
+      for (const url of allowed) expect(byUrl(response.body.results, url)).toMatchObject({ content_source: 'page' });
     } finally {
       await site.stop();
     }
