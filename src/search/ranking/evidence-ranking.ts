@@ -9,6 +9,11 @@ import { QueryEvidence, type TextEvidence } from './text-evidence.js';
 const PASSAGE_SHARE = 0.5;
 const COVERAGE_SHARE = 0.3;
 const PRIOR_SHARE = 0.2;
+/**
+ * A snippet's evidence counts for this much of a page's: engines cut snippets around the query's words, so a snippet
+ * holds them more densely than any passage of its page (and says less than the page).
+ */
+const SNIPPET_EVIDENCE = 0.8;
 
 /**
  * One ranking for the candidates of every provider, from what their texts say about the query: each text is cut into
@@ -45,9 +50,11 @@ export class EvidenceRanking {
     const ranked = candidates.map((candidate, i): RankedCandidate => {
       const text = texts[i]!;
       const best = [...text.passages].sort((a, b) => b.score - a.score || a.start - b.start);
+      // A snippet: an engine's, or the index's own at ultra-fast depth.
+      const discount = candidate.text === candidate.hit.rawContent ? 1 : SNIPPET_EVIDENCE;
       const evidence: Evidence = {
-        passage: analysis.maxScore > 0 ? clamp((best[0]?.score ?? 0) / analysis.maxScore) : 0,
-        coverage: totalWeight > 0 ? clamp(coveredWeight(text.found, analysis) / totalWeight) : 0,
+        passage: analysis.maxScore > 0 ? discount * clamp((best[0]?.score ?? 0) / analysis.maxScore) : 0,
+        coverage: totalWeight > 0 ? discount * clamp(coveredWeight(text.found, analysis) / totalWeight) : 0,
         prior: 1 / Math.log2(candidate.rank + 2),
       };
       const score =
