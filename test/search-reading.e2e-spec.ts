@@ -187,7 +187,9 @@ describe('POST /search reads the pages of upstream hits', () => {
     const response = await search({ include_raw_content: true });
     expect(response.status).toBe(200);
     expect(pages.requests('/redirect')).toBe(1);
+    // Neither the page nor its robots.txt: nothing reaches the refused address.
     expect(privatePages.requests()).toBe(0);
+    expect(privatePages.requests('/robots.txt')).toBe(0);
     for (const url of [redirecting, direct]) {
       expect(byUrl(response.body.results, url)).toMatchObject({ content_source: 'snippet', raw_content: null });
     }
