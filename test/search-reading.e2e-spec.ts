@@ -95,6 +95,17 @@ describe('POST /search reads the pages of upstream hits', () => {
     expect(pages.requests('/lagoon')).toBe(1);
   });
 
+  test('news: the published date comes from the page when the engine gives none', async () => {
+    const url = pages.set('/dated', { kind: 'html', body: articlePage('Lagoon', [EVIDENCE], '2026-10-01') });
+    searxng.searxngResults = [engineHit(url, 0)];
+    const response = await search({ topic: 'news' });
+    expect(response.status).toBe(200);
+    expect(byUrl(response.body.results, url)).toMatchObject({
+      content_source: 'page',
+      published_date: 'Thu, 01 Oct 2026 08:00:00 GMT',
+    });
+  });
+
   test('raw_content stays null unless asked; chunks_per_source passages joined by [...]', async () => {
     const url = pages.set('/two', {
       kind: 'html',
