@@ -67,6 +67,12 @@ describe('POST /search with upstream providers', () => {
       ]),
     );
     for (const result of response.body.results) expect(result.score).toBeGreaterThan(0);
+    // One ranking: a page the local index has (alone, or also found upstream) is read from the index.
+    const sourceOf = (url: string) => response.body.results.find((r: { url: string }) => r.url === url)?.content_source;
+    expect(sourceOf('https://coastalcourier.example/news/2023/storm-damages-sea-wall')).toBe('index');
+    expect(sourceOf('https://coastalcourier.example/news/harbour-sea-wall-vote')).toBe('index');
+    // A .example host has no address: its page cannot be read, the engine's snippet stays.
+    expect(sourceOf('https://www.overtopping-manual.example/eurotop/')).toBe('snippet');
     expect(response.body.usage.credits).toBe(1);
   });
 
@@ -80,19 +86,51 @@ describe('POST /search with upstream providers', () => {
     expect(urls).not.toContain('https://archive.tidewire.example/2019/sea-wall-history');
   });
 
+  test('an upstream that fails leaves the others: 200 with their results, billed as usual', async () => {
+    const fresh = await meteredOrganization(app, smtp, 'search-one-upstream-down@a.test');
+    const token = (await fresh.key()).key;
+    searxng.mode = 'http-500';
+    const response = await search({ query: 'sea wall', max_results: 10, include_usage: true }, token);
+    expect(response.status).toBe(200);
+    expect(searxng.requestsTo('/search')).toHaveLength(1);
+    const urls = response.body.results.map((r: { url: string }) => r.url);
+    // Brave's and the local index's.
+    expect(urls).toContain('https://en.wikipedia.org/wiki/Seawall');
+    expect(urls).toContain('https://coastalcourier.example/news/2023/storm-damages-sea-wall');
+    expect(response.body.usage.credits).toBe(1);
+    expect((await chargesOf(app, fresh.orgId)).map((c) => c.credits)).toEqual([1]);
+  });
+
+  test('every upstream down and the local index answers: 200 with the local results', async () => {
+    searxng.mode = 'http-500';
+    brave.mode = 'http-500';
+    const response = await search({ query: 'sea wall', max_results: 10 });
+    expect(response.status).toBe(200);
+    const urls = response.body.results.map((r: { url: string }) => r.url);
+    expect(urls).toContain('https://coastalcourier.example/news/2023/storm-damages-sea-wall');
+    expect(urls).not.toContain('https://en.wikipedia.org/wiki/Seawall');
+    for (const result of response.body.results) expect(result.content_source).toBe('index');
+  });
+
   test.each([
     ['SearXNG', 'http-500', /searxng answered HTTP 500/],
     ['SearXNG', 'wrong-shape', /searxng answered in an unexpected shape/],
     ['Brave', 'malformed-json', /brave answered with malformed JSON/],
     ['Brave', 'hang', /brave did not answer within 1.5 s/],
-  ] as const)('%s %s: 502, never an empty 200, and not billed', async (upstream, mode, message) => {
-    const fresh = await meteredOrganization(app, smtp, `search-${upstream}-${mode}@a.test`.toLowerCase());
-    const token = (await fresh.key()).key;
-    (upstream === 'SearXNG' ? searxng : brave).mode = mode;
-    const response = await search({ query: 'sea wall', include_answer: true }, token);
-    expect(response.status).toBe(502);
-    expect(response.body.error).toMatch(message);
-    expect(response.headers.get('x-credits-used')).toBe('0');
-    expect(await chargesOf(app, fresh.orgId)).toEqual([]);
-  });
+  ] as const)(
+    '%s %s and nothing else answers: 502, never an empty 200, and not billed',
+    async (upstream, mode, message) => {
+      const fresh = await meteredOrganization(app, smtp, `search-${upstream}-${mode}@a.test`.toLowerCase());
+      const token = (await fresh.key()).key;
+      searxng.mode = 'http-500';
+      brave.mode = 'http-500';
+      (upstream === 'SearXNG' ? searxng : brave).mode = mode;
+      // Nothing in the local index has these words.
+      const response = await search({ query: 'zqxj vrbl', include_answer: true }, token);
+      expect(response.status).toBe(502);
+      expect(response.body.error).toMatch(message);
+      expect(response.headers.get('x-credits-used')).toBe('0');
+      expect(await chargesOf(app, fresh.orgId)).toEqual([]);
+    },
+  );
 });

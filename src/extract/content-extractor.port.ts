@@ -8,6 +8,8 @@ export interface ExtractOptions {
   readonly query?: string;
   readonly chunksPerSource?: number;
   readonly timeoutMs: number;
+  /** Largest decompressed body fetched (the fetcher's default, 10 MiB, when absent). */
+  readonly maxBytes?: number;
   /** Stops the extraction early (a crawl's deadline); it then rejects. */
   readonly signal?: AbortSignal;
 }

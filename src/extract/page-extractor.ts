@@ -86,7 +86,12 @@ export class PageExtractor implements ContentExtractor {
     if (videoId) return this.youtube(url, videoId, options, signal);
     const started = Date.now();
     const remaining = () => Math.max(1, options.timeoutMs - (Date.now() - started));
-    const resource = await this.fetcher.fetch(url, { timeoutMs: remaining(), signal, accept: ACCEPT });
+    const resource = await this.fetcher.fetch(url, {
+      timeoutMs: remaining(),
+      signal,
+      accept: ACCEPT,
+      ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+    });
     if (isPdf(resource.body, resource.contentType)) return this.pdf(resource);
     if (isHtml(resource)) return this.html(resource, options, remaining, signal, timer);
     return this.plain(resource);

@@ -3,6 +3,7 @@ import { errorBody } from '../http/error-body.js';
 import type { SearchRequestDto } from './dto/search-request.dto.js';
 import type { AnswerLevel } from './answer/extractive-answer.js';
 import type { ProviderSearchRequest, SearchTopic } from './providers/search-provider.port.js';
+import { type ReadPlan, readPlan } from './read/read-plan.js';
 
 const DAY_MS = 86_400_000;
 const DEFAULT_MAX_RESULTS = 5;
@@ -44,6 +45,8 @@ export interface ResponseOptions {
 export interface ResolvedSearch {
   readonly provider: ProviderSearchRequest;
   readonly response: ResponseOptions;
+  /** What the depth reads of upstream hits (used when an upstream provider is configured). */
+  readonly read: ReadPlan;
 }
 
 function badRequest(message: string): BadRequestException {
@@ -144,6 +147,7 @@ export function resolveSearch(body: SearchRequestDto, now = new Date()): Resolve
       chunksPerSource: body.chunks_per_source ?? DEFAULT_CHUNKS_PER_SOURCE,
       country: topic === 'general' && body.country ? body.country.trim().toLowerCase() : null,
     },
+    read: readPlan(body.search_depth ?? 'basic', maxResults, body.chunks_per_source),
     response: {
       maxResults,
       rawContent,

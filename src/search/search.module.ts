@@ -4,13 +4,20 @@ import { AnswerService } from './answer/answer.service.js';
 import { EmptyIndexHint } from './empty-index-hint.service.js';
 import { LocalIndexProvider } from './providers/local-index.provider.js';
 import { SEARCH_PROVIDERS, type SearchProvider } from './providers/search-provider.port.js';
+import { EvidenceRanking } from './ranking/evidence-ranking.js';
+import { ExtractingPageReader } from './read/extracting-page-reader.js';
+import { PAGE_READER } from './read/page-reader.port.js';
+import { ReadMetrics } from './read/read-metrics.js';
+import { ReadAndRank } from './read/read-and-rank.js';
 import { SearchController } from './search.controller.js';
 import { SearchService } from './search.service.js';
 import { upstreamSearchProviders } from './upstream/index.js';
 
 /**
  * POST /search over the local index (documents, fed by crawl and the `index` CLI) and any upstream provider added to
- * SEARCH_PROVIDERS, with extractive or LLM-written answers.
+ * SEARCH_PROVIDERS, with extractive or LLM-written answers. Upstream hits are read (PAGE_READER: the global FETCHER,
+ * ROBOTS_POLICY and CONTENT_EXTRACTOR) and ranked with the local ones (EvidenceRanking; a RERANKER provider, when
+ * one is added, reorders after it).
  */
 @Module({
   controllers: [SearchController],
@@ -19,6 +26,10 @@ import { upstreamSearchProviders } from './upstream/index.js';
     AnswerService,
     EmptyIndexHint,
     SearchService,
+    EvidenceRanking,
+    ReadAndRank,
+    ReadMetrics,
+    { provide: PAGE_READER, useClass: ExtractingPageReader },
     {
       provide: SEARCH_PROVIDERS,
       inject: [LocalIndexProvider, APP_CONFIG],

@@ -1,11 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable, Inject } from '@nestjs/common';
 import type { WorkOutcome } from '../metering/metering-pipeline.js';
 import type { DescribedImageDto, SearchResponseDto, SearchResultDto } from './dto/search-response.dto.js';
-
-type SearchImage = string | DescribedImageDto;
 import { AnswerService } from './answer/answer.service.js';
 import { COUNTRY_BOOST, isFromCountry } from './country.js';
 import type { SearchRequestDto } from './dto/search-request.dto.js';
+import { mergeHits } from './merge-hits.js';
+import { askProviders } from './provider-lists.js';
 import {
   type HitImage,
   type ProviderSearchRequest,
@@ -13,40 +13,64 @@ import {
   type SearchHit,
   type SearchProvider,
 } from './providers/search-provider.port.js';
-import { type ResponseOptions, resolveSearch } from './search-request.js';
+import type { ContentSource } from './ranking/rank-candidate.js';
+import { ReadAndRank } from './read/read-and-rank.js';
+import { type ResolvedSearch, type ResponseOptions, resolveSearch } from './search-request.js';
 import { markdownToText } from './text/markdown-text.js';
+
+type SearchImage = string | DescribedImageDto;
 
 /** Top-level `images`: at most this many, from the results in rank order. */
 const MAX_TOP_IMAGES = 10;
+const LOCAL = 'local';
+
+/** A hit as shown: its content, score and (when upstream pages are read) where the content comes from. */
+interface Shown {
+  readonly hit: SearchHit;
+  readonly source: ContentSource | null;
+}
 
 /**
- * POST /search: every provider is asked, hits are merged by canonical URL (the best score wins; fields missing from
- * it are taken from the other), ranked, cut to max_results and shaped as Tavily's response. A provider's failure
- * fails the search (the metering pipeline then bills nothing).
+ * POST /search. With the local index alone, its ranking as it is. With upstream providers, the search reads the web:
+ * the depth's plan (read/read-plan.ts) says how many upstream hits are fetched and extracted, under which deadline,
+ * and every candidate, local or upstream, is ranked on one scale from its text (ReadAndRank). A provider's failure
+ * fails the search only when no other provider has hits (provider-lists.ts); failed page reads are free and only
+ * leave the engine's snippet in place.
  */
 @Injectable()
 export class SearchService {
+  private readonly readsUpstream: boolean;
+
   constructor(
     @Inject(SEARCH_PROVIDERS) private readonly providers: readonly SearchProvider[],
     private readonly answers: AnswerService,
-  ) {}
+    private readonly reading: ReadAndRank,
+  ) {
+    this.readsUpstream = providers.some((p) => p.name !== LOCAL);
+  }
 
   async search(body: SearchRequestDto): Promise<WorkOutcome<SearchResponseDto>> {
     const startedAt = performance.now();
-    const { provider, response } = resolveSearch(body);
-    const hits = await this.hits(provider);
-    const shown = hits.slice(0, response.maxResults);
+    const resolved = resolveSearch(body);
+    const { provider, response } = resolved;
+    const candidates = this.readsUpstream ? await this.readAndRank(resolved) : await this.localOnly(provider);
+    const shown = candidates.slice(0, response.maxResults);
+    const shownHits = shown.map((s) => s.hit);
     // The answer quotes the results shown (with max_results 0, the few retrieved for it alone).
     const answer = response.answer
-      ? await this.answers.answer(provider.query, shown.length > 0 ? shown : hits, response.answer)
+      ? await this.answers.answer(
+          provider.query,
+          shownHits.length > 0 ? shownHits : candidates.slice(0, provider.maxResults).map((s) => s.hit),
+          response.answer,
+        )
       : null;
-    const results = shown.map((hit) => resultOf(hit, provider, response));
+    const results = shown.map((s) => resultOf(s, provider, response));
     return {
       body: {
         query: body.query,
         follow_up_questions: null,
         answer,
-        images: response.images ? topImages(shown, response.imageDescriptions) : [],
+        images: response.images ? topImages(shownHits, response.imageDescriptions) : [],
         results,
         ...(response.autoParameters ? { auto_parameters: response.autoParameters } : {}),
         response_time: Math.round(performance.now() - startedAt) / 1000,
@@ -55,11 +79,11 @@ export class SearchService {
     };
   }
 
-  /** Every provider's hits, merged by URL and ranked. */
+  /** Every provider's hits, merged by URL and ranked by their own scores (research's searches). */
   async hits(request: ProviderSearchRequest): Promise<SearchHit[]> {
-    const lists = await Promise.all(this.providers.map((p) => p.search(request)));
+    const lists = await askProviders(this.providers, request);
     const byUrl = new Map<string, SearchHit>();
-    for (const hit of lists.flat()) {
+    for (const hit of lists.flatMap((list) => list.hits)) {
       const score =
         request.country && isFromCountry(hit.url, request.country) ? Math.min(1, hit.score * COUNTRY_BOOST) : hit.score;
       const boosted = score === hit.score ? hit : { ...hit, score };
@@ -68,25 +92,27 @@ export class SearchService {
     }
     return [...byUrl.values()].sort((a, b) => b.score - a.score || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
   }
-}
 
-function mergeHits(a: SearchHit, b: SearchHit): SearchHit {
-  const [best, other] = b.score > a.score ? [b, a] : [a, b];
-  return {
-    ...best,
-    content: best.content || other.content,
-    rawContent: best.rawContent ?? other.rawContent,
-    publishedDate: best.publishedDate ?? other.publishedDate,
-    favicon: best.favicon ?? other.favicon,
-    images: best.images.length > 0 ? best.images : other.images,
-  };
+  private async localOnly(request: ProviderSearchRequest): Promise<Shown[]> {
+    return (await this.hits(request)).map((hit) => ({ hit, source: null }));
+  }
+
+  /** More candidates than shown are asked for, so that ranking has something to choose from. */
+  private async readAndRank({ provider, read }: ResolvedSearch): Promise<Shown[]> {
+    const request = { ...provider, maxResults: Math.max(provider.maxResults, read.candidates) };
+    const ranked = await this.reading.rank(() => askProviders(this.providers, request), request, read);
+    return ranked.map((r) => ({
+      hit: { ...r.candidate.hit, content: r.content, score: r.score },
+      source: r.candidate.source,
+    }));
+  }
 }
 
 function imageOf(image: HitImage, withDescription: boolean): string | { url: string; description: string } {
   return withDescription ? { url: image.url, description: image.description ?? '' } : image.url;
 }
 
-function resultOf(hit: SearchHit, request: ProviderSearchRequest, options: ResponseOptions): SearchResultDto {
+function resultOf({ hit, source }: Shown, request: ProviderSearchRequest, options: ResponseOptions): SearchResultDto {
   const raw =
     hit.rawContent === null ? null : options.rawContent === 'text' ? markdownToText(hit.rawContent) : hit.rawContent;
   return {
@@ -95,6 +121,7 @@ function resultOf(hit: SearchHit, request: ProviderSearchRequest, options: Respo
     content: hit.content,
     score: hit.score,
     raw_content: options.rawContent ? raw : null,
+    ...(source ? { content_source: source } : {}),
     ...(options.favicon ? { favicon: hit.favicon } : {}),
     ...(request.topic === 'news' ? { published_date: hit.publishedDate ? hit.publishedDate.toUTCString() : null } : {}),
     ...(options.images ? { images: hit.images.map((image) => imageOf(image, options.imageDescriptions)) } : {}),

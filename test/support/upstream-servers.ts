@@ -70,6 +70,8 @@ type Kind = 'searxng' | 'brave' | 'serpapi';
  */
 export class UpstreamServer {
   mode: UpstreamMode = 'ok';
+  /** SearXNG: these `results[]` (SearXNG's fields) instead of the fixture's, with no infoboxes; null: the fixture. */
+  searxngResults: Record<string, unknown>[] | null = null;
   readonly requests: RecordedRequest[] = [];
   private server: Server | undefined;
   private port = 0;
@@ -102,6 +104,7 @@ export class UpstreamServer {
 
   reset(): void {
     this.mode = 'ok';
+    this.searxngResults = null;
     this.requests.length = 0;
   }
 
@@ -162,6 +165,10 @@ export class UpstreamServer {
     const file = ['images', 'news', 'science', 'map'].find((c) => categories.split(',').includes(c)) ?? 'general';
     const body = upstreamFixture(`searxng/${file}.json`);
     body.query = url.searchParams.get('q');
+    if (this.searxngResults) {
+      body.results = this.searxngResults;
+      body.infoboxes = [];
+    }
     if (engines) {
       const asked = engines.split(',');
       body.results = (body.results as Record<string, unknown>[]).map((r) => ({

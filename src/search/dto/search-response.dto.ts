@@ -32,7 +32,10 @@ export class SearchResultDto {
   /** URL of the page. */
   url!: string;
 
-  /** The most relevant passage of the page (at 'advanced' depth, the best passages joined by [...]). */
+  /**
+   * The page's most relevant passage for the query; at 'advanced' depth, and for pages read from an upstream
+   * engine's hits, the chunks_per_source best passages joined by " [...] ".
+   */
   content!: string;
 
   /** Relevance from 0 to 1. */
@@ -41,6 +44,14 @@ export class SearchResultDto {
 
   /** The whole page content with include_raw_content, else null. */
   raw_content!: string | null;
+
+  /**
+   * With upstream providers configured: where `content` comes from. 'page': the page, read for this search;
+   * 'index': the local index's copy; 'snippet': the engine's snippet (the page was not read, or not in time: its
+   * raw_content is null).
+   */
+  @ApiPropertyOptional({ enum: ['page', 'index', 'snippet'] })
+  content_source?: 'page' | 'index' | 'snippet';
 
   /** The favicon URL (with include_favicon). */
   favicon?: string | null;

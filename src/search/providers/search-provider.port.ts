@@ -1,10 +1,12 @@
 /**
  * Where search results come from. POST /search asks every configured provider (the local index always; upstream
- * APIs such as SearXNG or Brave when configured) and merges their hits by canonical URL, best score first.
+ * APIs such as SearXNG or Brave when configured) and merges their hits by canonical URL; with upstreams, the hits are
+ * read and ranked as one list (read/read-and-rank.ts).
  *
  * Adding a provider: implement SearchProvider, and add it to the SEARCH_PROVIDERS factory of SearchModule. A provider
- * that fails throws: an upstream failure must surface as a 502 (throw a BadGatewayException), never as an empty
- * list, and the metering pipeline then bills nothing.
+ * that fails throws (an upstream a BadGatewayException), never returns an empty list: the search then answers with
+ * the other providers' hits, or, when none has any, fails with that 502 and the metering pipeline bills nothing
+ * (provider-lists.ts).
  */
 
 export type SearchTopic = 'general' | 'news' | 'finance';

@@ -1,0 +1,47 @@
+import { BadGatewayException, HttpException, Logger } from '@nestjs/common';
+import { errorBody } from '../http/error-body.js';
+import type { ProviderSearchRequest, SearchHit, SearchProvider } from './providers/search-provider.port.js';
+
+/** One provider's answer, in its own order (best first). */
+export interface ProviderHits {
+  readonly provider: string;
+  readonly hits: readonly SearchHit[];
+}
+
+const logger = new Logger('SearchProviders');
+
+/**
+ * Every provider asked at once. A provider that fails is left out while another one has hits to show (the local
+ * index, or another upstream): the search answers with those. When none has any, the failure is thrown (an
+ * upstream's BadGatewayException: 502, and the metering pipeline bills nothing; several upstreams' failures as one
+ * 502 that names them all), never an empty 200.
+ */
+export async function askProviders(
+  providers: readonly SearchProvider[],
+  request: ProviderSearchRequest,
+): Promise<ProviderHits[]> {
+  const settled = await Promise.allSettled(providers.map((p) => p.search(request)));
+  const answered: ProviderHits[] = [];
+  const failures: unknown[] = [];
+  settled.forEach((outcome, i) => {
+    if (outcome.status === 'fulfilled') answered.push({ provider: providers[i]!.name, hits: outcome.value });
+    else failures.push(outcome.reason);
+  });
+  if (failures.length === 0) return answered;
+  if (answered.every((list) => list.hits.length === 0)) throw oneFailure(failures);
+  for (const failure of failures) {
+    logger.warn(`a provider failed, answering with the others: ${(failure as Error).message ?? String(failure)}`);
+  }
+  return answered;
+}
+
+function oneFailure(failures: readonly unknown[]): unknown {
+  const gateways = failures.filter((f): f is BadGatewayException => f instanceof BadGatewayException);
+  if (failures.length === 1 || gateways.length !== failures.length) return failures[0];
+  return new BadGatewayException(errorBody(gateways.map(messageOf).join(' ')));
+}
+
+function messageOf(failure: HttpException): string {
+  const body = failure.getResponse();
+  return typeof body === 'object' && body !== null && 'error' in body ? String(body.error) : failure.message;
+}

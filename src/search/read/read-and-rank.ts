@@ -1,0 +1,140 @@
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { COUNTRY_BOOST, isFromCountry } from '../country.js';
+import { mergeHits } from '../merge-hits.js';
+import type { ProviderHits } from '../provider-lists.js';
+import type { ProviderSearchRequest, SearchHit } from '../providers/search-provider.port.js';
+import { EvidenceRanking } from '../ranking/evidence-ranking.js';
+import { RERANKER, type RankCandidate, type RankedCandidate, type Reranker } from '../ranking/rank-candidate.js';
+import type { QueryEvidence, TextEvidence, TextToRead } from '../ranking/text-evidence.js';
+import { PAGE_READER, type PageReader, type ReadPage } from './page-reader.port.js';
+import { ReadMetrics } from './read-metrics.js';
+import type { ReadPlan } from './read-plan.js';
+import { readPages } from './read-pages.js';
+
+interface Merged {
+  readonly hit: SearchHit;
+  readonly rank: number;
+}
+
+/**
+ * The hits of every provider, read and ranked as one list: the upstream hits the plan reads (the engines' best
+ * first) are fetched and extracted at once under the plan's deadline, each page analysed for the query as soon as it
+ * arrives, and every candidate (a page read, a page of the local index, or an engine's snippet when its page was not
+ * read in time) is ranked from its text by EvidenceRanking, then by the optional Reranker.
+ */
+@Injectable()
+export class ReadAndRank {
+  private readonly logger = new Logger('ReadAndRank');
+
+  constructor(
+    @Inject(PAGE_READER) private readonly reader: PageReader,
+    private readonly ranking: EvidenceRanking,
+    private readonly metrics: ReadMetrics,
+    @Optional() @Inject(RERANKER) private readonly reranker: Reranker | null = null,
+  ) {}
+
+  /** `ask` gets the providers' lists; the query is analysed meanwhile. */
+  async rank(
+    ask: () => Promise<ProviderHits[]>,
+    request: ProviderSearchRequest,
+    plan: ReadPlan,
+  ): Promise<RankedCandidate[]> {
+    const [lists, query] = await Promise.all([ask(), this.ranking.forQuery(request.query)]);
+    const merged = mergeLists(lists);
+    const byUrl = new Map(merged.map((m) => [m.hit.url, m]));
+    const toRead = new Set(
+      plan.read
+        ? merged
+            .filter((m) => m.hit.rawContent === null)
+            .slice(0, plan.candidates)
+            .map((m) => m.hit.url)
+        : [],
+    );
+    // The texts already at hand (the local index's pages, the snippets not to be read) are analysed meanwhile.
+    const known = merged.filter((m) => !toRead.has(m.hit.url)).map((m) => otherCandidate(m, plan));
+    const knownTexts = readAll(query, known);
+    const pagesRead = new Map<string, { candidate: RankCandidate; text: Promise<TextEvidence[]> }>();
+    const started = performance.now();
+    const outcome = await readPages([...toRead], this.reader, plan.budgetMs, request.signal, (url, page) => {
+      const { hit, rank } = byUrl.get(url)!;
+      const candidate = pageCandidate(hit, rank, page);
+      pagesRead.set(url, { candidate, text: readAll(query, [candidate]) });
+    });
+    if (toRead.size > 0) {
+      const counts = { read: outcome.pages.size, failed: outcome.failures.size, late: outcome.late.size };
+      this.metrics.observe(plan.depth, counts, (performance.now() - started) / 1000);
+    }
+    // Pages not read in time: their snippets.
+    const missed = merged
+      .filter((m) => toRead.has(m.hit.url) && !pagesRead.has(m.hit.url))
+      .map((m) => otherCandidate(m, plan));
+    const read = [...pagesRead.values()];
+    const candidates = [...known, ...read.map((r) => r.candidate), ...missed];
+    const texts = [
+      ...(await knownTexts),
+      ...(await Promise.all(read.map((r) => r.text))).flat(),
+      ...(await query.read(missed.map(textOf))),
+    ];
+    let ranked = this.ranking.rank(query, candidates, texts, plan.chunks);
+    if (this.reranker) {
+      try {
+        ranked = await this.reranker.rerank(request.query, ranked, request.signal);
+      } catch (error) {
+        this.logger.warn(`reranking failed, keeping the evidence ranking: ${(error as Error).message}`);
+      }
+    }
+    return request.country ? boostCountry(ranked, request.country) : ranked;
+  }
+}
+
+/** Hits merged by URL, each with its best rank in any list; in that order. */
+function mergeLists(lists: readonly ProviderHits[]): Merged[] {
+  const byUrl = new Map<string, Merged>();
+  for (const list of lists) {
+    list.hits.forEach((hit, rank) => {
+      const seen = byUrl.get(hit.url);
+      byUrl.set(hit.url, seen ? { hit: mergeHits(seen.hit, hit), rank: Math.min(seen.rank, rank) } : { hit, rank });
+    });
+  }
+  return [...byUrl.values()].sort((a, b) => a.rank - b.rank);
+}
+
+/** A hit whose page was read: its text, and the title, date, favicon and images the engine lacked. */
+function pageCandidate(hit: SearchHit, rank: number, page: ReadPage): RankCandidate {
+  const enriched: SearchHit = {
+    ...hit,
+    title: hit.title && hit.title !== hit.url ? hit.title : page.title?.trim() || hit.title,
+    rawContent: page.markdown,
+    publishedDate: hit.publishedDate ?? page.publishedDate,
+    favicon: hit.favicon ?? page.favicon,
+    images: hit.images.length > 0 ? hit.images : page.images.map((url) => ({ url, description: null })),
+  };
+  return { hit: enriched, text: page.markdown, source: 'page', rank };
+}
+
+function otherCandidate({ hit, rank }: Merged, plan: ReadPlan): RankCandidate {
+  if (hit.rawContent !== null) {
+    // Ultra-fast reads nothing, the local index's pages included: their snippet stands for them.
+    return { hit, text: plan.read ? hit.rawContent : hit.content, source: 'index', rank };
+  }
+  return { hit, text: hit.content, source: 'snippet', rank };
+}
+
+function textOf(candidate: RankCandidate): TextToRead {
+  return { title: candidate.hit.title, text: candidate.text, markdown: candidate.text === candidate.hit.rawContent };
+}
+
+function readAll(query: QueryEvidence, candidates: readonly RankCandidate[]): Promise<TextEvidence[]> {
+  const read = query.read(candidates.map(textOf));
+  // Awaited once the reading is over; handled now so that an early failure is not an unhandled rejection.
+  read.catch(() => {});
+  return read;
+}
+
+function boostCountry(ranked: readonly RankedCandidate[], country: string): RankedCandidate[] {
+  return ranked
+    .map((r) =>
+      isFromCountry(r.candidate.hit.url, country) ? { ...r, score: Math.min(1, r.score * COUNTRY_BOOST) } : r,
+    )
+    .sort((a, b) => b.score - a.score || a.candidate.rank - b.candidate.rank);
+}

@@ -1,0 +1,50 @@
+import type { SEARCH_DEPTHS } from '../dto/search-request.dto.js';
+
+export type SearchDepth = (typeof SEARCH_DEPTHS)[number];
+
+/**
+ * What a search depth reads of the upstream hits. The budget is a deadline for the reading as a whole: it starts when
+ * the engines have answered, every page read (robots.txt, fetch, redirects, extraction) ends by then, and a page that
+ * has not is shown with the engine's snippet. Prices do not depend on it (basic, fast and ultra-fast 1 credit,
+ * advanced 2).
+ */
+export interface ReadPlan {
+  readonly depth: SearchDepth;
+  /** Whether upstream pages are read at all (ultra-fast: the engines' snippets as they are). */
+  readonly read: boolean;
+  /** Hits asked of every provider and ranked: the engine's top this many (never fewer than max_results). */
+  readonly candidates: number;
+  /** The reading deadline, in milliseconds after the engines answered. */
+  readonly budgetMs: number;
+  /** Passages `content` joins (chunks_per_source, or the depth's default). */
+  readonly chunks: number;
+}
+
+interface DepthSettings {
+  readonly read: boolean;
+  readonly candidates: number;
+  readonly budgetMs: number;
+  readonly defaultChunks: number;
+}
+
+/** Per depth; the README's table of search depths (section Search) gives these numbers: keep them in step. */
+export const DEPTH_SETTINGS: Readonly<Record<SearchDepth, DepthSettings>> = {
+  'ultra-fast': { read: false, candidates: 0, budgetMs: 0, defaultChunks: 1 },
+  fast: { read: true, candidates: 8, budgetMs: 300, defaultChunks: 1 },
+  basic: { read: true, candidates: 12, budgetMs: 550, defaultChunks: 1 },
+  advanced: { read: true, candidates: 20, budgetMs: 1300, defaultChunks: 3 },
+};
+
+/** Upstream hits read at once on one host by one search (the rest wait for a turn, within the same deadline). */
+export const READS_PER_HOST = 4;
+
+export function readPlan(depth: SearchDepth, maxResults: number, chunksPerSource: number | undefined): ReadPlan {
+  const settings = DEPTH_SETTINGS[depth];
+  return {
+    depth,
+    read: settings.read,
+    candidates: Math.max(maxResults, settings.candidates),
+    budgetMs: settings.budgetMs,
+    chunks: chunksPerSource ?? settings.defaultChunks,
+  };
+}
