@@ -49,7 +49,7 @@ export default defineConfig(
     'bench/results/',
     'data/',
     'test-artifacts/',
-    // Written by tools/openapi-metadata.mjs from the DTOs (not committed).
+    // Written by tools/openapi-metadata.mjs from the DTOs (committed; CI checks that it is current).
     'src/metadata.ts',
     // Pages and scripts of fixture sites are test data served to the crawler, not project code.
     '**/fixtures/',

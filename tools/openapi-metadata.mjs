@@ -1,5 +1,7 @@
-// Writes src/metadata.ts (not committed): what @nestjs/swagger's CLI plugin reads from the DTO classes (their
-// TypeScript types, JSDoc comments and class-validator decorators) and the controllers' return types.
+// Writes src/metadata.ts: what @nestjs/swagger's CLI plugin reads from the DTO classes (their TypeScript types,
+// JSDoc comments and class-validator decorators) and the controllers' return types. The file is committed, so that
+// `npx nest build` works as the first command on a fresh clone; CI regenerates it (--force) and fails when the
+// committed one differs (see .ci/run).
 // The plugin's own metadata generator is used rather than the TypeScript transformer, because jest compiles with
 // SWC, which cannot run a TypeScript plugin: generated once, the same metadata serves `npm run build`,
 // `npx nest build` and jest alike. Skipped when the file is newer than every DTO and controller.
