@@ -1,0 +1,39 @@
+// `node tools/run-built.mjs <dist module> [args...]`: runs a built entry point (dist/src/cli/main.js, say) with
+// the given arguments, after `npm run build` only when a build input changed since the last successful build
+// (see tools/build-sources.mjs). `npm run cli` and the other operator scripts go through it, so that a call on a
+// built checkout starts at once.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT, STAMP, newestSourceTime } from './build-sources.mjs';
+
+const [target, ...args] = process.argv.slice(2);
+if (!target) {
+  console.error('usage: node tools/run-built.mjs <dist module> [args...]');
+  process.exit(2);
+}
+
+/** Whether dist/ holds a successful build of the current sources. */
+function isCurrent() {
+  try {
+    const stamp = JSON.parse(readFileSync(STAMP, 'utf8'));
+    return typeof stamp.sources_before === 'number' && newestSourceTime() < stamp.sources_before;
+  } catch {
+    return false;
+  }
+}
+
+if (!isCurrent()) {
+  process.stderr.write('sources changed since the last build: npm run build\n');
+  const npm = process.env.npm_execpath
+    ? [process.execPath, [process.env.npm_execpath]]
+    : [process.platform === 'win32' ? 'npm.cmd' : 'npm', []];
+  const build = spawnSync(npm[0], [...npm[1], 'run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+
+// The entry point runs in this process (one Node.js start, not two), with the arguments it expects.
+const entry = path.resolve(ROOT, target);
+process.argv = [process.argv[0], entry, ...args];
+await import(pathToFileURL(entry).href);
