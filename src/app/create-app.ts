@@ -33,7 +33,11 @@ export interface CreateAppOptions {
 
 /** Builds the application (not yet listening): used by main.ts, the CLI and the end-to-end tests. */
 export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<NestFastifyApplication> {
-  const logger = createLogger({ level: config.logLevel, destination: options.logDestination });
+  const logger = createLogger({
+    level: config.logLevel,
+    destination: options.logDestination,
+    format: config.logFormat,
+  });
   const nestLogger = new PinoNestLogger(logger);
   const adapter = new FastifyAdapter({
     routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true },

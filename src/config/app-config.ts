@@ -99,6 +99,11 @@ export class EnvironmentVariables {
 
   @Transform(emptyToUndefined)
   @IsOptional()
+  @IsIn(['json', 'pretty', 'auto'])
+  LOG_FORMAT?: 'json' | 'pretty' | 'auto';
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
   @Matches(/^[a-z][a-z0-9]{1,11}$/, {
     message: 'API_KEY_PREFIX must be 2-12 lower-case letters or digits, starting with a letter',
   })
@@ -333,6 +338,8 @@ export interface AppConfig {
   readonly publicBaseUrl: string;
   readonly dashboardUrl: string;
   readonly logLevel: string;
+  /** `json`: one JSON object a line; `pretty`: one human-readable line each; `auto`: pretty when stdout is a terminal. */
+  readonly logFormat: 'json' | 'pretty' | 'auto';
   readonly apiKeyPrefix: string;
   readonly magicLinkTtlSeconds: number;
   readonly sessionTtlSeconds: number;
@@ -435,6 +442,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     publicBaseUrl,
     dashboardUrl,
     logLevel: vars.LOG_LEVEL ?? 'info',
+    logFormat: vars.LOG_FORMAT ?? 'auto',
     apiKeyPrefix: vars.API_KEY_PREFIX ?? 'sk',
     magicLinkTtlSeconds: vars.MAGIC_LINK_TTL_SECONDS ?? 900,
     sessionTtlSeconds: vars.SESSION_TTL_SECONDS ?? 30 * 86400,

@@ -5,7 +5,7 @@ import { TEST_DATABASE_URL, uniqueName } from '../../test/support/test-database.
 import { createApp } from '../app/create-app.js';
 import { loadConfig } from '../config/app-config.js';
 import { Database, quoteIdent } from '../database/database.js';
-import { PinoNestLogger, createLogger, scrubSecrets } from './logger.js';
+import { PinoNestLogger, createLogger, resolveLogFormat, scrubSecrets } from './logger.js';
 import { requestContext } from './request-context.js';
 
 type Line = Record<string, unknown>;
@@ -90,6 +90,52 @@ describe('pino logger (unit)', () => {
     );
   });
 
+  test("Nest's start-up narration (modules, routes, application started) is debug; the same calls elsewhere stay info", () => {
+    const out = captureLines();
+    const nest = new PinoNestLogger(createLogger({ level: 'debug', destination: out.stream }));
+    nest.log('Starting Nest application...', 'NestFactory');
+    nest.log('AppModule dependencies initialized', 'InstanceLoader');
+    nest.log('HealthController {/}:', 'RoutesResolver');
+    nest.log('Mapped {/healthz, GET} route', 'RouterExplorer');
+    nest.log('Nest application successfully started', 'NestApplication');
+    nest.warn('a warning of the framework stays a warning', 'RouterExplorer');
+    nest.log('demo organization created', 'DemoSeed');
+    expect(out.parsed().map((line) => [line.context, line.level])).toEqual([
+      ['NestFactory', 'debug'],
+      ['InstanceLoader', 'debug'],
+      ['RoutesResolver', 'debug'],
+      ['RouterExplorer', 'debug'],
+      ['NestApplication', 'debug'],
+      ['RouterExplorer', 'warn'],
+      ['DemoSeed', 'info'],
+    ]);
+
+    const atInfo = captureLines();
+    const quiet = new PinoNestLogger(createLogger({ level: 'info', destination: atInfo.stream }));
+    quiet.log('Mapped {/healthz, GET} route', 'RouterExplorer');
+    quiet.log('demo organization created', 'DemoSeed');
+    expect(atInfo.parsed().map((line) => line.msg)).toEqual(['demo organization created']);
+  });
+
+  test('format pretty: one readable line a record, context first, secrets masked as in JSON; auto follows isTTY', () => {
+    const out = captureLines();
+    const log = createLogger({ level: 'info', destination: out.stream, format: 'pretty' });
+    const apiKey = `sk_live_${base62(32)}`;
+    new PinoNestLogger(log).log('listening', 'Server');
+    log.info({ req: { headers: { 'x-api-key': apiKey } }, count: 2 }, `quoted ${apiKey}`);
+    expect(out.raw).toHaveLength(2);
+    expect(out.raw[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: \[Server\] listening$/);
+    expect(out.raw[1]).toContain('INFO: quoted sk_live_[redacted]');
+    expect(out.raw[1]).toContain('"count":2');
+    expect(out.raw.join('\n')).not.toContain(apiKey);
+    expect(() => JSON.parse(out.raw[0]!)).toThrow();
+
+    expect(resolveLogFormat('auto', { write: () => {}, isTTY: true } as never)).toBe('pretty');
+    expect(resolveLogFormat('auto', out.stream)).toBe('json');
+    expect(resolveLogFormat('json', { write: () => {}, isTTY: true } as never)).toBe('json');
+    expect(resolveLogFormat('pretty', out.stream)).toBe('pretty');
+  });
+
   test("level 'silent' writes nothing", () => {
     const out = captureLines();
     const nest = new PinoNestLogger(createLogger({ level: 'silent', destination: out.stream }));
@@ -133,9 +179,13 @@ describe('request logging (the whole application)', () => {
     }
   }
 
-  test("Nest's own start-up logging goes through pino as JSON with a context", () => {
+  test("at info, Nest's start-up narration (module loading, route mapping) is not logged", () => {
+    // (The lines the requests of the next tests log are captured by the same stream.)
     const lines = out.parsed();
-    expect(lines.some((l) => l.context === 'RoutesResolver' || l.context === 'RouterExplorer')).toBe(true);
+    expect(
+      lines.filter((l) => ['InstanceLoader', 'RoutesResolver', 'RouterExplorer'].includes(String(l.context))),
+    ).toEqual([]);
+    expect(out.raw.filter((line) => line.includes('Mapped {'))).toEqual([]);
   });
 
   test('lines carry the request id of their request; no key, token, header or body is ever logged', async () => {

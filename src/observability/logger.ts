@@ -1,5 +1,7 @@
+import { Writable } from 'node:stream';
 import type { LoggerService } from '@nestjs/common';
 import { type DestinationStream, type Level, type Logger, type LoggerOptions, pino } from 'pino';
+import { build as prettyStream } from 'pino-pretty';
 import { currentRequestId } from './request-context.js';
 
 /** Field names that hold secrets: never printed, whatever object they appear in (up to three levels deep). */
@@ -55,16 +57,54 @@ function scrubStrings(value: unknown, depth: number): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, scrubStrings(item, depth + 1)]));
 }
 
+export type LogFormat = 'json' | 'pretty' | 'auto';
+
 export interface CreateLoggerOptions {
   /** A pino level or 'silent'. */
   readonly level: string;
-  /** Where JSON lines go; stdout when omitted. Tests pass a stream that captures them. */
+  /** Where the lines go; stdout when omitted. Tests pass a stream that captures them. */
   readonly destination?: DestinationStream;
+  /** `json` unless said otherwise; `auto`: `pretty` when the destination (stdout by default) is a terminal. */
+  readonly format?: LogFormat;
+}
+
+/** `auto` decided: pretty lines for a person at a terminal, JSON lines for everything else (files, pipes, collectors). */
+export function resolveLogFormat(format: LogFormat, destination?: DestinationStream): 'json' | 'pretty' {
+  if (format !== 'auto') return format;
+  const stream = (destination ?? process.stdout) as { isTTY?: boolean };
+  return stream.isTTY === true ? 'pretty' : 'json';
 }
 
 /**
- * The process logger: one JSON object per line, ISO time, textual level, the current request id (when the line is
- * emitted while a request is being served), secrets redacted.
+ * One human-readable line a record (pino-pretty): local time, level, `[context]` and message, then the other fields
+ * inline. Redaction and masking happen before, in pino itself, so this sees only what a JSON line would hold.
+ */
+function prettyDestination(destination: DestinationStream | undefined): DestinationStream {
+  const target = (destination ?? process.stdout) as DestinationStream & { isTTY?: boolean; on?: unknown };
+  // pino-pretty pipes into its destination: a bare `{ write }` (what tests pass) becomes a stream first.
+  const stream =
+    typeof target.on === 'function'
+      ? target
+      : new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            target.write(chunk.toString());
+            done();
+          },
+        });
+  return prettyStream({
+    destination: stream as NodeJS.WritableStream,
+    sync: true,
+    colorize: target.isTTY === true,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,context',
+    messageFormat: '{if context}[{context}] {end}{msg}',
+  });
+}
+
+/**
+ * The process logger: one JSON object per line (or, with format `pretty`, one readable line), ISO time, textual
+ * level, the current request id (when the line is emitted while a request is being served), secrets redacted.
  */
 export function createLogger(options: CreateLoggerOptions): Logger {
   const config: LoggerOptions = {
@@ -84,6 +124,9 @@ export function createLogger(options: CreateLoggerOptions): Logger {
       },
     },
   };
+  if (resolveLogFormat(options.format ?? 'json', options.destination) === 'pretty') {
+    return pino(config, prettyDestination(options.destination));
+  }
   return options.destination ? pino(config, options.destination) : pino(config);
 }
 
@@ -96,6 +139,18 @@ const PINO_LEVEL: Record<NestLevel, Level> = {
   verbose: 'trace',
   fatal: 'fatal',
 };
+
+/**
+ * Nest's start-up narration (every module initialized, every controller and route mapped, "application started"):
+ * logged at `debug`, so that a first start at `info` shows what the operator needs and not 150 lines of wiring.
+ */
+const FRAMEWORK_CONTEXTS: ReadonlySet<string> = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+]);
 
 /**
  * Nest's `LoggerService` on top of pino, so `new Logger('X').log(...)` and Nest's own start-up lines become JSON
@@ -125,11 +180,12 @@ export class PinoNestLogger implements LoggerService {
   }
 
   private write(nestLevel: NestLevel, message: unknown, params: unknown[]): void {
-    const level = PINO_LEVEL[nestLevel];
+    const context = typeof params[params.length - 1] === 'string' ? (params[params.length - 1] as string) : null;
+    const level = nestLevel === 'log' && context && FRAMEWORK_CONTEXTS.has(context) ? 'debug' : PINO_LEVEL[nestLevel];
     if (!this.pino.isLevelEnabled(level)) return;
     const rest = [...params];
     const fields: Record<string, unknown> = {};
-    if (rest.length > 0 && typeof rest[rest.length - 1] === 'string') fields.context = rest.pop();
+    if (context !== null) fields.context = rest.pop();
     let text: string | undefined;
     if (message instanceof Error) {
       fields.err = message;
