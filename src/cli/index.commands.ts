@@ -8,12 +8,15 @@ import { FETCHER, type Fetcher, ROBOTS_POLICY, type RobotsPolicy } from '../fetc
 import { JSON_FLAG, UsageError, optionalInteger, parseCommandArgs } from './args.js';
 import type { CliContext } from './cli-context.js';
 import type { CliCommand, CommandGroup } from './command.js';
+import { DEFAULT_CRAWL_DEPTH, crawlAndIndex } from './index-crawl.js';
 
-const USAGE = 'index <url|sitemap> [--limit <pages>] [--concurrency <n>] [--json]';
+const USAGE = 'index <url|sitemap> [--crawl [--max-depth <n>]] [--limit <pages>] [--concurrency <n>] [--json]';
 const OPTIONS = {
   ...JSON_FLAG,
   limit: { type: 'string' },
   concurrency: { type: 'string' },
+  crawl: { type: 'boolean', default: false },
+  'max-depth': { type: 'string' },
 } as const;
 const DEFAULT_LIMIT = 1000;
 const DEFAULT_CONCURRENCY = 4;
@@ -160,13 +163,22 @@ function command(target: string): CliCommand {
     usage: USAGE,
     summary:
       'fetch a page, or every page a sitemap (index) lists, extract it and write it to the local search index ' +
-      `(--limit: at most this many pages, default ${DEFAULT_LIMIT}; --concurrency: pages at once, default ${DEFAULT_CONCURRENCY})`,
+      `(--limit: at most this many pages, default ${DEFAULT_LIMIT}; --concurrency: pages at once, default ${DEFAULT_CONCURRENCY}); ` +
+      'with --crawl, every page of the site found by following links from the URL (and its sitemaps), as /crawl does ' +
+      `(robots.txt, per-host politeness; --max-depth: link levels, default ${DEFAULT_CRAWL_DEPTH})`,
     parse(args) {
       const { values } = parseCommandArgs(args, USAGE, OPTIONS);
       const url = parseStartUrl(target);
       if (!url) throw new UsageError(`not an http(s) URL: ${JSON.stringify(target)}`, USAGE);
       const limit = optionalInteger(values, 'limit', 1) ?? DEFAULT_LIMIT;
       const concurrency = Math.min(optionalInteger(values, 'concurrency', 1) ?? DEFAULT_CONCURRENCY, MAX_CONCURRENCY);
+      const maxDepth = optionalInteger(values, 'max-depth', 0);
+      if (maxDepth !== undefined && !values.crawl) throw new UsageError('--max-depth goes with --crawl', USAGE);
+      if (values.crawl) {
+        const start = normalizeUrl(url) ?? url;
+        const options = { maxDepth: maxDepth ?? DEFAULT_CRAWL_DEPTH, limit, json: values.json === true };
+        return (ctx) => crawlAndIndex(ctx, start, options);
+      }
       return async (ctx) => {
         const report = await indexTarget(ctx, normalizeUrl(url) ?? url, { limit, concurrency });
         if (values.json) ctx.json(report);

@@ -7,10 +7,12 @@ import { CrawlController } from './crawl.controller.js';
 import { CrawlService } from './crawl.service.js';
 import { DocumentIndexWriter } from './document-index.writer.js';
 import { MapService } from './map.service.js';
+import { SiteIndexer } from './site-indexer.service.js';
 
 /**
  * Map and crawl: one frontier (frontier.ts) over the fetcher, robots.txt and the per-host scheduler of FetchModule,
- * and the content extractor for crawl. Exports DocumentIndexWriter, the writer of the local search index.
+ * and the content extractor for crawl. Exports DocumentIndexWriter, the writer of the local search index, and
+ * SiteIndexer, the CLI's `index <site> --crawl`.
  */
 @Module({
   imports: [FetchModule, ExtractModule],
@@ -18,6 +20,7 @@ import { MapService } from './map.service.js';
   providers: [
     MapService,
     CrawlService,
+    SiteIndexer,
     DocumentIndexWriter,
     // The fetcher's own SSRF rules and allow-list, to refuse a start URL that is a refused address literal up front.
     {
@@ -26,6 +29,6 @@ import { MapService } from './map.service.js';
       useFactory: (config: AppConfig) => new AddressPolicy(config.fetchAllowHosts),
     },
   ],
-  exports: [DocumentIndexWriter],
+  exports: [DocumentIndexWriter, SiteIndexer],
 })
 export class CrawlModule {}

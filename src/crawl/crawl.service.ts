@@ -15,10 +15,9 @@ import type { CrawlResponseDto } from './dto/crawl-response.dto.js';
 import { cutShort, resolveRequest, responseTime } from './crawl-request.js';
 import { DocumentIndexWriter } from './document-index.writer.js';
 import type { CrawlRequestDto } from './dto/crawl-request.dto.js';
-import { Frontier, type PageVisitor } from './frontier.js';
+import { Frontier } from './frontier.js';
 import { IndexFeed } from './index-feed.js';
-import { linkVisitor } from './link-visitor.js';
-import { normalizeUrl } from './normalize-url.js';
+import { extractingVisitor } from './extracting-visitor.js';
 import { rejectRefusedStart } from './start-failure.js';
 
 const PAGE_TIMEOUT_MS = { basic: 15_000, advanced: 30_000 } as const;
@@ -64,28 +63,7 @@ export class CrawlService {
       includeImages: true,
       includeFavicon: true,
     };
-    const readLinks = linkVisitor(this.fetcher);
-    const visitor: PageVisitor<ExtractedPage | null> = async (url, context) => {
-      let page: ExtractedPage;
-      try {
-        page = await this.extractor.extract(url, { ...options, timeoutMs: context.timeoutMs, signal: context.signal });
-      } catch (error) {
-        // A page with too little text to extract (a list of links, say) still leads somewhere: read its links.
-        if (!context.followLinks || context.signal.aborted || !isContentFailure(error)) throw error;
-        const links = await readLinks(url, context).catch(() => Promise.reject(error));
-        return links && { ...links, linksOnly: true };
-      }
-      return {
-        url: page.url,
-        links: page.links.flatMap((link) => {
-          const normalized = normalizeUrl(link);
-          return normalized ? [{ url: normalized, text: '' }] : [];
-        }),
-        title: page.title,
-        content: page.rawContent,
-        payload: page,
-      };
-    };
+    const visitor = extractingVisitor(this.extractor, this.fetcher, options);
     const feed = new IndexFeed(this.index, this.logger);
     const plan = {
       ...request.plan('crawl'),
@@ -118,13 +96,4 @@ export class CrawlService {
       counts: { pages: results.length, failed_urls: outcome.failed },
     };
   }
-}
-
-/**
- * An extraction that failed on the content (too little text, an unreadable document), not on the fetch (HTTP error,
- * refused address) or the clock: the page is there, and its links are worth a cheap second read.
- */
-function isContentFailure(error: unknown): boolean {
-  const message = error instanceof Error ? error.message : '';
-  return message.startsWith('Failed to extract content:') && !/timed out/i.test(message);
 }

@@ -20,7 +20,7 @@ export class EmptyIndexHint {
     if (rows[0]?.any) return [];
     return [
       'search index: 0 documents and no upstream search configured, so /search answers with no results until you',
-      '  index pages: npm run cli -- index <url|sitemap>   or   search the live web: SEARXNG_URL=http://your-searxng:8080',
+      '  index pages: npm run cli -- index <url|sitemap> [--crawl]   or   search the live web: SEARXNG_URL=http://your-searxng:8080',
     ];
   }
 }

@@ -1,0 +1,46 @@
+import type { ContentExtractor, ExtractOptions, ExtractedPage } from '../extract/content-extractor.port.js';
+import type { Fetcher } from '../fetch/fetcher.port.js';
+import type { PageVisitor } from './frontier.js';
+import { linkVisitor } from './link-visitor.js';
+import { normalizeUrl } from './normalize-url.js';
+
+/**
+ * Crawl's page visit: the page extracted (its content is the payload, its links are followed). A page with too little
+ * text to extract (a list of links, say) still leads somewhere: its links are read, and it is followed but no result.
+ */
+export function extractingVisitor(
+  extractor: ContentExtractor,
+  fetcher: Fetcher,
+  options: Omit<ExtractOptions, 'timeoutMs'>,
+): PageVisitor<ExtractedPage | null> {
+  const readLinks = linkVisitor(fetcher);
+  return async (url, context) => {
+    let page: ExtractedPage;
+    try {
+      page = await extractor.extract(url, { ...options, timeoutMs: context.timeoutMs, signal: context.signal });
+    } catch (error) {
+      if (!context.followLinks || context.signal.aborted || !isContentFailure(error)) throw error;
+      const links = await readLinks(url, context).catch(() => Promise.reject(error));
+      return links && { ...links, linksOnly: true };
+    }
+    return {
+      url: page.url,
+      links: page.links.flatMap((link) => {
+        const normalized = normalizeUrl(link);
+        return normalized ? [{ url: normalized, text: '' }] : [];
+      }),
+      title: page.title,
+      content: page.rawContent,
+      payload: page,
+    };
+  };
+}
+
+/**
+ * An extraction that failed on the content (too little text, an unreadable document), not on the fetch (HTTP error,
+ * refused address) or the clock: the page is there, and its links are worth a cheap second read.
+ */
+function isContentFailure(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : '';
+  return message.startsWith('Failed to extract content:') && !/timed out/i.test(message);
+}

@@ -1,0 +1,126 @@
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { runCli } from '../src/cli/run-cli.js';
+import { StaticSite } from './support/static-site.js';
+import { TEST_DATABASE_URL, type TestDatabase, createTestDatabase } from './support/test-database.js';
+
+/** The development copy of a real documentation site (Django's docs, 499 pages, no sitemap), when it is here. */
+const REAL_SITE = process.env.REAL_SITE_DIR ?? '/work/shared/data/real-site/site';
+
+function capture() {
+  let text = '';
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      text += chunk.toString();
+      done();
+    },
+  });
+  return { stream, text: () => text };
+}
+
+function htmlFiles(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true, recursive: true }).filter(
+    (entry) => entry.isFile() && entry.name.endsWith('.html'),
+  ).length;
+}
+
+interface CrawlReport {
+  kind: string;
+  found: number;
+  indexed: number;
+  failed: { url: string; error: string }[];
+  left: number;
+}
+
+describe('npm run cli -- index <url> --crawl (a site without a sitemap, by its links)', () => {
+  let database: TestDatabase;
+  let env: NodeJS.ProcessEnv;
+
+  const cli = async (...argv: string[]) => {
+    const stdout = capture();
+    const stderr = capture();
+    const code = await runCli(argv, env, { stdout: stdout.stream, stderr: stderr.stream });
+    return { code, stdout: stdout.text(), stderr: stderr.text() };
+  };
+  const indexedUrls = async () =>
+    (await database.db.query<{ url: string }>('SELECT url FROM documents ORDER BY url')).rows.map((row) => row.url);
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    env = {
+      DATABASE_URL: TEST_DATABASE_URL,
+      DATABASE_SCHEMA: database.schema,
+      FETCH_ALLOW_HOSTS: '127.0.0.1',
+      LOG_LEVEL: 'error',
+    };
+  }, 60_000);
+  afterAll(async () => {
+    await database.drop();
+  });
+  beforeEach(async () => {
+    await database.db.query('DELETE FROM documents');
+  });
+
+  test('the fixture docs site: pages linked from the start page, robots.txt obeyed, nothing only a sitemap lists', async () => {
+    // No /sitemap.xml and no Sitemap line in robots.txt: the sitemap files in the folder are not announced.
+    const site = await new StaticSite(path.resolve('test/fixtures/site'), {
+      '/robots.txt': 'User-agent: *\nDisallow: /docs-site/private/\n',
+    }).start();
+    try {
+      const shallow = await cli('index', `${site.origin}/docs-site/`, '--crawl', '--max-depth', '0', '--json');
+      expect(shallow.code).toBe(0);
+      expect(JSON.parse(shallow.stdout)).toMatchObject({ kind: 'crawl', found: 1, indexed: 1, left: 0 });
+
+      const result = await cli('index', `${site.origin}/docs-site/`, '--crawl', '--json');
+      expect(result.code).toBe(0);
+      const report = JSON.parse(result.stdout) as CrawlReport;
+      const urls = await indexedUrls();
+      expect(report.indexed).toBe(urls.length);
+      expect(report.indexed).toBeGreaterThan(10);
+      expect(report.found).toBe(report.indexed + report.failed.length);
+      expect(urls).toContain(`${site.origin}/docs-site/guides/authentication.html`);
+      expect(urls.filter((url) => /\/(private|hidden)\//.test(url))).toEqual([]);
+      expect(site.requested.filter((pathname) => pathname.startsWith('/docs-site/private/'))).toEqual([]);
+      expect(site.requested).toContain('/robots.txt');
+
+      const limited = await cli('index', `${site.origin}/docs-site/`, '--crawl', '--limit', '3');
+      expect(limited.stdout).toMatch(
+        /^crawled http:\/\/127\.0\.0\.1:\d+\/docs-site\/: found \d+ page\(s\), indexed 3, failed 0, \d+ left beyond --limit 3 in [\d.]+ s\n$/,
+      );
+    } finally {
+      await site.stop();
+    }
+  }, 120_000);
+
+  test('--max-depth without --crawl is a usage error', async () => {
+    const result = await cli('index', 'http://127.0.0.1:9/', '--max-depth', '2');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--max-depth goes with --crawl');
+  });
+
+  const real = existsSync(REAL_SITE) ? test : test.skip;
+  if (!existsSync(REAL_SITE)) console.log(`index --crawl: the real-site test is skipped (${REAL_SITE} is not here)`);
+  real(
+    'the real documentation site (no sitemap): every page indexed; the failures are its links to missing files',
+    async () => {
+      const site = await new StaticSite(REAL_SITE).start();
+      try {
+        const result = await cli('index', `${site.origin}/index.html`, '--crawl');
+        expect(result.code).toBe(0);
+        const match = /found (\d+) page\(s\), indexed (\d+), failed (\d+) in/.exec(result.stdout);
+        expect(match).not.toBeNull();
+        const [found, indexed, failed] = match!.slice(1).map(Number) as [number, number, number];
+        expect(indexed).toBe(htmlFiles(REAL_SITE));
+        expect(await indexedUrls()).toHaveLength(indexed);
+        expect(found).toBe(indexed + failed);
+        expect(result.stdout).toMatch(
+          /failed: http:\/\/127\.0\.0\.1:\d+\/_sources\/\S+\.txt: Failed to fetch url: HTTP 404/,
+        );
+      } finally {
+        await site.stop();
+      }
+    },
+    600_000,
+  );
+});
