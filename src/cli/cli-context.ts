@@ -3,7 +3,6 @@ import type { INestApplicationContext, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
 import { ProjectionRunner, ProjectionTimeoutError } from '../../projections/projection-runner.js';
-import { AppModule } from '../app/app.module.js';
 import { type AppConfig, loadConfig } from '../config/app-config.js';
 import { Database } from '../database/database.js';
 import type { Actor } from '../event-store/domain-event.js';
@@ -77,6 +76,8 @@ export class CliContext {
 
   static async open(env: NodeJS.ProcessEnv, io: CliIo): Promise<CliContext> {
     const config = await cliConfig(env);
+    // The whole application is imported only when a command needs it: `help` and usage errors answer at once.
+    const { AppModule } = await import('../app/app.module.js');
     const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), {
       logger: nestLogger(config),
       abortOnError: false,
