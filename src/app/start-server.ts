@@ -23,8 +23,17 @@ export async function startServer(
   const app = await createApp(config, { modules: options.modules, watchdog });
   await app.listen(config.port, config.host);
   const demoKey = await app.get(DemoSeedService).seedOnce();
-  if (demoKey) process.stdout.write(`demo api key: ${demoKey}\n`);
-  for (const line of await app.get(EmptyIndexHint).lines()) process.stdout.write(`${line}\n`);
-  process.stdout.write(`listening on ${config.publicBaseUrl} (${config.mode} mode)\n`);
+  const lines = [
+    ...(demoKey ? [bold(`demo api key: ${demoKey}`)] : []),
+    ...(await app.get(EmptyIndexHint).lines()),
+    bold(`listening on ${config.publicBaseUrl} (${config.mode} mode)`),
+  ];
+  // On a terminal, set apart from the log lines above them by an empty line.
+  process.stdout.write(`${process.stdout.isTTY ? '\n' : ''}${lines.join('\n')}\n`);
   return app;
+}
+
+/** Bold on a terminal (what the operator came for: the key and the address); plain text anywhere else. */
+function bold(text: string): string {
+  return process.stdout.isTTY ? `\x1b[1m${text}\x1b[22m` : text;
 }
