@@ -29,6 +29,14 @@ function newestSource(dir) {
 
 const PLACEHOLDER = 'export default async () => ({});\n';
 
+/**
+ * The file with every `enum: [...]` list in one order. The plugin lists a union type's members in the order
+ * TypeScript created their types, which depends on the whole program (a new file elsewhere can change it), so two
+ * runs on the same DTOs may differ only there; such a run keeps the file as it was.
+ */
+const enumOrderFree = (text) =>
+  text.replace(/enum: \[([^\]]*)\]/g, (_match, items) => `enum: [${items.split(', ').sort().join(', ')}]`);
+
 /** When the metadata was last generated (0: never, or only the placeholder of a run that did not finish). */
 const outputTime = (() => {
   try {
@@ -41,6 +49,7 @@ if (process.argv.includes('--force') || outputTime <= newestSource(path.join(roo
   process.chdir(root);
   // The generator type-checks the program, which imports this file: a fresh clone needs a placeholder first.
   if (!existsSync(output)) writeFileSync(output, PLACEHOLDER);
+  const before = readFileSync(output, 'utf8');
   const require = createRequire(import.meta.url);
   const { PluginMetadataGenerator } = require('@nestjs/cli/lib/compiler/plugins/plugin-metadata-generator');
   new PluginMetadataGenerator().generate({
@@ -58,5 +67,11 @@ if (process.argv.includes('--force') || outputTime <= newestSource(path.join(roo
     tsconfigPath: 'tsconfig.build.json',
     printDiagnostics: false,
   });
-  console.log(`openapi metadata: wrote ${path.relative(root, output)}`);
+  const written = readFileSync(output, 'utf8');
+  if (written !== before && enumOrderFree(written) === enumOrderFree(before)) {
+    writeFileSync(output, before);
+    console.log(`openapi metadata: ${path.relative(root, output)} is current`);
+  } else {
+    console.log(`openapi metadata: wrote ${path.relative(root, output)}`);
+  }
 }
