@@ -160,7 +160,9 @@ describe('npm run cli -- index <url|sitemap>', () => {
     expect((await cli('index', sites.docs(sites.site.origin, 'a.html'), '--limit', '0')).code).toBe(2);
     const help = await cli('help', 'index');
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain('index <url|sitemap> [--limit <pages>] [--concurrency <n>] [--json]');
+    expect(help.stdout).toContain(
+      'index <url|sitemap> [--crawl [--max-depth <n>]] [--limit <pages>] [--concurrency <n>] [--json]',
+    );
     const missing = await cli('index', sites.docs(sites.site.origin, 'no-such-page.html'));
     expect(missing.code).toBe(1);
     expect(missing.stdout).toMatch(/indexed 0 of 1 page\(s\)/);
