@@ -3,6 +3,7 @@ import os from 'node:os';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
 import { trimChars, trimEndChars } from '../common/linear-text.js';
+import { parseTrustProxy, type TrustProxy, trustProxyProblem } from './trust-proxy.js';
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const toBool = ({ value }: { value: unknown }) =>
@@ -168,6 +169,12 @@ export class EnvironmentVariables {
   @IsString()
   FETCH_ALLOW_HOSTS?: string;
 
+  /** See trust-proxy.ts. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  TRUST_PROXY?: string;
+
   /** Requests in flight at once to one host that FETCH_ALLOW_HOSTS names (hosts the operator runs). */
   @Transform(toInt)
   @IsOptional()
@@ -317,6 +324,8 @@ export interface AppConfig {
   readonly mode: 'embedded' | 'services';
   readonly port: number;
   readonly host: string;
+  /** Whose X-Forwarded-For gives the client's address (trust-proxy.ts). */
+  readonly trustProxy: TrustProxy;
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
   readonly databaseSchema: string;
@@ -414,6 +423,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       errors.flatMap((e) => Object.values(e.constraints ?? { invalid: `${e.property} is invalid` })),
     );
   }
+  const trustProxy = trustProxyProblem(vars.TRUST_PROXY);
+  if (trustProxy) throw new ConfigError([trustProxy]);
   const port = vars.PORT ?? 3000;
   const publicBaseUrl = trimEndChars(vars.PUBLIC_BASE_URL ?? `http://localhost:${port}`, '/');
   const dashboardUrl = resolveDashboardUrl(publicBaseUrl, vars.DASHBOARD_URL ?? '/dashboard');
@@ -421,6 +432,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     mode: vars.DATABASE_URL ? 'services' : 'embedded',
     port,
     host: vars.HOST ?? '0.0.0.0',
+    trustProxy: parseTrustProxy(vars.TRUST_PROXY),
     dataDir: vars.DATA_DIR ?? './data',
     databaseUrl: vars.DATABASE_URL,
     databaseSchema: vars.DATABASE_SCHEMA ?? 'public',
