@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { createApp } from './app/create-app.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
+import { MetricsListener } from './observability/metrics-listener.js';
 import { DemoSeedService } from './demo/demo-seed.service.js';
 import { EmptyIndexHint } from './search/empty-index-hint.service.js';
 
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
   }
   const app = await createApp(config);
   await app.listen(config.port, config.host);
+  await app.get(MetricsListener).start();
   const demoKey = await app.get(DemoSeedService).seedOnce();
   if (demoKey) process.stdout.write(`demo api key: ${demoKey}\n`);
   for (const line of await app.get(EmptyIndexHint).lines()) process.stdout.write(`${line}\n`);

@@ -98,6 +98,25 @@ export class EnvironmentVariables {
 
   @Transform(emptyToUndefined)
   @IsOptional()
+  @Matches(/^[\x21-\x7e]{16,256}$/, {
+    message: 'METRICS_TOKEN must be 16 to 256 printable ASCII characters without spaces',
+  })
+  METRICS_TOKEN?: string;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  METRICS_PORT?: number;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  METRICS_HOST?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
   @Matches(/^[a-z][a-z0-9]{1,11}$/, {
     message: 'API_KEY_PREFIX must be 2-12 lower-case letters or digits, starting with a letter',
   })
@@ -319,6 +338,11 @@ export interface AppConfig {
   readonly publicBaseUrl: string;
   readonly dashboardUrl: string;
   readonly logLevel: string;
+  /** When set, GET /metrics requires `Authorization: Bearer <metricsToken>`. */
+  readonly metricsToken: string | null;
+  /** When set, /metrics is served on a listener of its own (metricsHost:metricsPort), not on the public one. */
+  readonly metricsPort: number | null;
+  readonly metricsHost: string;
   readonly apiKeyPrefix: string;
   readonly magicLinkTtlSeconds: number;
   readonly sessionTtlSeconds: number;
@@ -392,6 +416,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
   const port = vars.PORT ?? 3000;
+  const problems = crossChecks(vars, port);
+  if (problems.length > 0) throw new ConfigError(problems);
   const publicBaseUrl = (vars.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   const dashboardUrl = resolveDashboardUrl(publicBaseUrl, vars.DASHBOARD_URL ?? '/dashboard');
   return {
@@ -412,6 +438,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     publicBaseUrl,
     dashboardUrl,
     logLevel: vars.LOG_LEVEL ?? 'info',
+    metricsToken: vars.METRICS_TOKEN ?? null,
+    metricsPort: vars.METRICS_PORT ?? null,
+    metricsHost: vars.METRICS_HOST ?? vars.HOST ?? '0.0.0.0',
     apiKeyPrefix: vars.API_KEY_PREFIX ?? 'sk',
     magicLinkTtlSeconds: vars.MAGIC_LINK_TTL_SECONDS ?? 900,
     sessionTtlSeconds: vars.SESSION_TTL_SECONDS ?? 30 * 86400,
@@ -448,6 +477,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     serpapiWebSearch: vars.SERPAPI_WEB_SEARCH ?? false,
     upstreamTimeoutMs: vars.UPSTREAM_TIMEOUT_MS ?? 10000,
   };
+}
+
+/** Rules that name more than one variable. */
+function crossChecks(vars: EnvironmentVariables, port: number): string[] {
+  const problems: string[] = [];
+  if (vars.METRICS_PORT !== undefined && vars.METRICS_PORT === port) {
+    problems.push('METRICS_PORT must differ from PORT (it is the separate listener of /metrics)');
+  }
+  if (vars.METRICS_HOST !== undefined && vars.METRICS_PORT === undefined) {
+    problems.push('METRICS_HOST needs METRICS_PORT (the separate listener of /metrics)');
+  }
+  return problems;
 }
 
 function resolveDashboardUrl(publicBaseUrl: string, dashboard: string): string {
