@@ -66,6 +66,14 @@ export class EnvironmentVariables {
   @IsString()
   REDIS_PREFIX?: string;
 
+  /** How long a Redis command waits for a lost connection to come back before it fails (the call answers 503). */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(50)
+  @Max(60000)
+  REDIS_COMMAND_TIMEOUT_MS?: number;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^(esdb|esdb\+discover):\/\/.+/, { message: 'EVENTSTORE_URL must be an esdb:// connection string' })
@@ -332,6 +340,8 @@ export interface AppConfig {
   readonly databaseQueryTimeoutMs: number;
   readonly redisUrl: string | undefined;
   readonly redisPrefix: string;
+  /** The longest a Redis command waits for a lost connection to come back before it fails, in milliseconds. */
+  readonly redisCommandTimeoutMs: number;
   readonly eventStoreUrl: string | undefined;
   readonly smtpUrl: string | undefined;
   readonly mailFrom: string;
@@ -432,6 +442,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseQueryTimeoutMs: vars.DATABASE_QUERY_TIMEOUT_MS ?? 30000,
     redisUrl: vars.REDIS_URL,
     redisPrefix: vars.REDIS_PREFIX ?? 'sla:',
+    redisCommandTimeoutMs: vars.REDIS_COMMAND_TIMEOUT_MS ?? 1000,
     eventStoreUrl: vars.EVENTSTORE_URL,
     smtpUrl: vars.SMTP_URL,
     mailFrom: vars.MAIL_FROM ?? 'Search API <no-reply@localhost>',
