@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { plainToInstance, Transform } from 'class-transformer';
+import { AllowEntryError, parseAllowEntry } from '../fetch/allow-entry.js';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
@@ -366,7 +367,10 @@ export interface AppConfig {
   readonly runProjections: boolean;
   /** How long the projector, woken by an append, gathers further events before applying them in one transaction. */
   readonly projectionGatherMs: number;
-  /** Hosts, IP addresses or CIDRs the fetcher may reach despite the SSRF rules (tests: 127.0.0.1). */
+  /**
+   * Hosts, `*.domain`, IP addresses or CIDRs the fetcher may reach despite the SSRF rules, each on every port or on
+   * one (`host:port`, `[::1]:port`, `10.0.0.0/8:port`); every entry can match (checked at start-up).
+   */
   readonly fetchAllowHosts: readonly string[];
   readonly fetchUserAgent: string;
   /**
@@ -462,10 +466,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     readyMaxProjectionLagMs: vars.READY_MAX_PROJECTION_LAG_MS ?? 30000,
     runProjections: vars.RUN_PROJECTIONS ?? true,
     projectionGatherMs: vars.PROJECTION_GATHER_MS ?? 5,
-    fetchAllowHosts: (vars.FETCH_ALLOW_HOSTS ?? '')
-      .split(',')
-      .map((h) => h.trim())
-      .filter(Boolean),
+    fetchAllowHosts: allowHostsOf(vars),
     fetchUserAgent: vars.FETCH_USER_AGENT ?? 'SearchLedgerBot/0.1 (+https://github.com/search-ledger-api)',
     fetchOwnedHostConcurrency: vars.FETCH_OWNED_HOST_CONCURRENCY ?? null,
     extractThreads: vars.EXTRACT_THREADS ?? os.availableParallelism(),
@@ -490,9 +491,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   };
 }
 
-/** Rules that name more than one variable. */
+/** Rules that name more than one variable, or look inside a list. */
 function crossChecks(vars: EnvironmentVariables, port: number): string[] {
   const problems: string[] = [];
+  for (const entry of allowHostsOf(vars)) {
+    try {
+      parseAllowEntry(entry);
+    } catch (error) {
+      if (!(error instanceof AllowEntryError)) throw error;
+      problems.push(error.message);
+    }
+  }
   if (vars.METRICS_PORT !== undefined && vars.METRICS_PORT === port) {
     problems.push('METRICS_PORT must differ from PORT (it is the separate listener of /metrics)');
   }
@@ -500,6 +509,13 @@ function crossChecks(vars: EnvironmentVariables, port: number): string[] {
     problems.push('METRICS_HOST needs METRICS_PORT (the separate listener of /metrics)');
   }
   return problems;
+}
+
+function allowHostsOf(vars: EnvironmentVariables): string[] {
+  return (vars.FETCH_ALLOW_HOSTS ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
 }
 
 function resolveDashboardUrl(publicBaseUrl: string, dashboard: string): string {
