@@ -1,12 +1,13 @@
 import { createClient } from 'redis';
 import { counterKeys } from '../../src/metering/counter-keys.js';
-import { eventually, sleep, timedCall } from '../support/fault-harness.js';
+import { eventually, operatorCli, sleep, timedCall } from '../support/fault-harness.js';
 import { changePlan, chargesOf, meteredOrganization } from '../support/metering-fixture.js';
 import { MeteredTestRoutesModule } from '../support/metered-test-routes.js';
 import { PrivateRedis } from '../support/private-redis.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { type TestApp, dropSchema, startTestApp } from '../support/test-app.js';
+import { TEST_DATABASE_URL } from '../support/test-database.js';
 
 /**
  * The connection to Redis is cut (Redis itself keeps its data) while a volume-priced call works: pricing it needs
@@ -82,5 +83,20 @@ describe('Redis cut while a call works: the call that cannot be priced gives its
     );
     const charges = await chargesOf(app, org.orgId);
     expect(charges.map((c) => c.operation)).toEqual(['search', 'search']);
+    const env = {
+      DATABASE_URL: TEST_DATABASE_URL,
+      DATABASE_SCHEMA: app.schema,
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: app.config.redisPrefix,
+      LOG_LEVEL: 'error',
+    };
+    await eventually(
+      'the ledger and the counters agree',
+      () => operatorCli(env, 'ledger', 'verify'),
+      (result) => result.code === 0,
+      10_000,
+      500,
+    );
+    expect(await operatorCli(env, 'projections', 'verify')).toMatchObject({ code: 0, stderr: '' });
   }, 60_000);
 });

@@ -144,6 +144,7 @@ describe('a long Redis outage: 503s within the documented bound, then service ag
       10_000,
       500,
     );
+    expect(await operatorCli(env, 'projections', 'verify')).toMatchObject({ code: 0, stderr: '' });
   }, 60_000);
 });
 
