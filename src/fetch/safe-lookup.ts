@@ -109,9 +109,8 @@ export function createSafeConnector(options: SafeConnectorOptions): buildConnect
   };
 }
 
-/** The port undici connects to: the origin's own, or its scheme's default. */
+/** The port undici connects to (as its connector reads it): the origin's own, or its scheme's default. */
 function portOf(options: buildConnector.Options): number {
-  const port = Number(options.port);
-  if (Number.isInteger(port) && port > 0) return port;
+  if (options.port) return Number(options.port);
   return options.protocol === 'https:' ? 443 : 80;
 }
