@@ -54,7 +54,10 @@ function portOf(raw: string, text: string | undefined): number | null {
   return port;
 }
 
-/** A host as the WHATWG URL parser writes it (lower-case, punycode, IPv4 in dotted decimal), which is how URLs are matched. */
+/**
+ * A host as the WHATWG URL parser writes it (lower-case, punycode, IPv4 in dotted decimal): URLs are matched in that
+ * form.
+ */
 function normalizedHost(raw: string, host: string): string {
   if (host === '' || !HOST_CHARACTERS.test(host)) throw new AllowEntryError(raw, FORMS);
   let url: URL;
