@@ -37,7 +37,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         CqrsModule.forRoot(),
-        ObservabilityModule,
+        ObservabilityModule.forRoot(config),
         DatabaseModule,
         RedisModule,
         EventStoreModule,

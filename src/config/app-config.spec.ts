@@ -45,4 +45,11 @@ describe('loadConfig', () => {
   test('an absolute DASHBOARD_URL is kept as given', () => {
     expect(loadConfig({ DASHBOARD_URL: 'https://app.example.com/' }).dashboardUrl).toBe('https://app.example.com');
   });
+
+  test('REDIS_COMMAND_TIMEOUT_MS: 1000 by default, a number of milliseconds from 50 to 60000', () => {
+    expect(loadConfig({}).redisCommandTimeoutMs).toBe(1000);
+    expect(loadConfig({ REDIS_COMMAND_TIMEOUT_MS: '250' }).redisCommandTimeoutMs).toBe(250);
+    for (const value of ['soon', '10', '600000', '1.5'])
+      expect(() => loadConfig({ REDIS_COMMAND_TIMEOUT_MS: value })).toThrow(/REDIS_COMMAND_TIMEOUT_MS/);
+  });
 });

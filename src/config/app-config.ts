@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { plainToInstance, Transform } from 'class-transformer';
+import { AllowEntryError, parseAllowEntry } from '../fetch/allow-entry.js';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
 import { trimChars, trimEndChars } from '../common/linear-text.js';
 import { parseTrustProxy, type TrustProxy, trustProxyProblem } from './trust-proxy.js';
@@ -68,6 +69,14 @@ export class EnvironmentVariables {
   @IsString()
   REDIS_PREFIX?: string;
 
+  /** How long a Redis command waits for a lost connection to come back before it fails (the call answers 503). */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(50)
+  @Max(60000)
+  REDIS_COMMAND_TIMEOUT_MS?: number;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^(esdb|esdb\+discover):\/\/.+/, { message: 'EVENTSTORE_URL must be an esdb:// connection string' })
@@ -97,6 +106,25 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]{16,256}$/, {
+    message: 'METRICS_TOKEN must be 16 to 256 printable ASCII characters without spaces',
+  })
+  METRICS_TOKEN?: string;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  METRICS_PORT?: number;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  METRICS_HOST?: string;
 
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -336,12 +364,19 @@ export interface AppConfig {
   readonly databaseQueryTimeoutMs: number;
   readonly redisUrl: string | undefined;
   readonly redisPrefix: string;
+  /** The longest a Redis command waits for a lost connection to come back before it fails, in milliseconds. */
+  readonly redisCommandTimeoutMs: number;
   readonly eventStoreUrl: string | undefined;
   readonly smtpUrl: string | undefined;
   readonly mailFrom: string;
   readonly publicBaseUrl: string;
   readonly dashboardUrl: string;
   readonly logLevel: string;
+  /** When set, GET /metrics requires `Authorization: Bearer <metricsToken>`. */
+  readonly metricsToken: string | null;
+  /** When set, /metrics is served on a listener of its own (metricsHost:metricsPort), not on the public one. */
+  readonly metricsPort: number | null;
+  readonly metricsHost: string;
   readonly apiKeyPrefix: string;
   readonly magicLinkTtlSeconds: number;
   readonly sessionTtlSeconds: number;
@@ -355,7 +390,10 @@ export interface AppConfig {
   readonly runProjections: boolean;
   /** How long the projector, woken by an append, gathers further events before applying them in one transaction. */
   readonly projectionGatherMs: number;
-  /** Hosts, IP addresses or CIDRs the fetcher may reach despite the SSRF rules (tests: 127.0.0.1). */
+  /**
+   * Hosts, `*.domain`, IP addresses or CIDRs the fetcher may reach despite the SSRF rules, each on every port or on
+   * one (`host:port`, `[::1]:port`, `10.0.0.0/8:port`); every entry can match (checked at start-up).
+   */
   readonly fetchAllowHosts: readonly string[];
   readonly fetchUserAgent: string;
   /**
@@ -426,6 +464,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const trustProxy = trustProxyProblem(vars.TRUST_PROXY);
   if (trustProxy) throw new ConfigError([trustProxy]);
   const port = vars.PORT ?? 3000;
+  const problems = crossChecks(vars, port);
+  if (problems.length > 0) throw new ConfigError(problems);
   const publicBaseUrl = trimEndChars(vars.PUBLIC_BASE_URL ?? `http://localhost:${port}`, '/');
   const dashboardUrl = resolveDashboardUrl(publicBaseUrl, vars.DASHBOARD_URL ?? '/dashboard');
   return {
@@ -441,12 +481,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseQueryTimeoutMs: vars.DATABASE_QUERY_TIMEOUT_MS ?? 30000,
     redisUrl: vars.REDIS_URL,
     redisPrefix: vars.REDIS_PREFIX ?? 'sla:',
+    redisCommandTimeoutMs: vars.REDIS_COMMAND_TIMEOUT_MS ?? 1000,
     eventStoreUrl: vars.EVENTSTORE_URL,
     smtpUrl: vars.SMTP_URL,
     mailFrom: vars.MAIL_FROM ?? 'Search API <no-reply@localhost>',
     publicBaseUrl,
     dashboardUrl,
     logLevel: vars.LOG_LEVEL ?? 'info',
+    metricsToken: vars.METRICS_TOKEN ?? null,
+    metricsPort: vars.METRICS_PORT ?? null,
+    metricsHost: vars.METRICS_HOST ?? vars.HOST ?? '0.0.0.0',
     apiKeyPrefix: vars.API_KEY_PREFIX ?? 'sk',
     magicLinkTtlSeconds: vars.MAGIC_LINK_TTL_SECONDS ?? 900,
     sessionTtlSeconds: vars.SESSION_TTL_SECONDS ?? 30 * 86400,
@@ -457,10 +501,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     readyMaxProjectionLagMs: vars.READY_MAX_PROJECTION_LAG_MS ?? 30000,
     runProjections: vars.RUN_PROJECTIONS ?? true,
     projectionGatherMs: vars.PROJECTION_GATHER_MS ?? 5,
-    fetchAllowHosts: (vars.FETCH_ALLOW_HOSTS ?? '')
-      .split(',')
-      .map((h) => h.trim())
-      .filter(Boolean),
+    fetchAllowHosts: allowHostsOf(vars),
     fetchUserAgent: vars.FETCH_USER_AGENT ?? 'SearchLedgerBot/0.1 (+https://github.com/search-ledger-api)',
     fetchOwnedHostConcurrency: vars.FETCH_OWNED_HOST_CONCURRENCY ?? null,
     extractThreads: vars.EXTRACT_THREADS ?? os.availableParallelism(),
@@ -485,6 +526,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     eventLoopBlockLimitMs: vars.EVENT_LOOP_BLOCK_LIMIT_MS ?? 30000,
     watchdogAction: (vars.WATCHDOG_ACTION ?? 'exit') as WatchdogAction,
   };
+}
+
+/** Rules that name more than one variable, or look inside a list. */
+function crossChecks(vars: EnvironmentVariables, port: number): string[] {
+  const problems: string[] = [];
+  for (const entry of allowHostsOf(vars)) {
+    try {
+      parseAllowEntry(entry);
+    } catch (error) {
+      if (!(error instanceof AllowEntryError)) throw error;
+      problems.push(error.message);
+    }
+  }
+  if (vars.METRICS_PORT !== undefined && vars.METRICS_PORT === port) {
+    problems.push('METRICS_PORT must differ from PORT (it is the separate listener of /metrics)');
+  }
+  if (vars.METRICS_HOST !== undefined && vars.METRICS_PORT === undefined) {
+    problems.push('METRICS_HOST needs METRICS_PORT (the separate listener of /metrics)');
+  }
+  return problems;
+}
+
+function allowHostsOf(vars: EnvironmentVariables): string[] {
+  return (vars.FETCH_ALLOW_HOSTS ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
 }
 
 function resolveDashboardUrl(publicBaseUrl: string, dashboard: string): string {

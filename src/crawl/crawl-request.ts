@@ -1,5 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import type { AddressPolicy } from '../fetch/address-policy.js';
+import { portOfUrl } from '../fetch/allow-entry.js';
 import { errorBody } from '../http/error-body.js';
 import { MAX_PAGES_PER_CALL } from '../metering/metered-operation.js';
 import { CrawlFilters } from './crawl-filters.js';
@@ -23,7 +24,8 @@ export interface ResolvedRequest {
 export function resolveRequest(body: MapRequestDto, addresses: AddressPolicy, startedAt: number): ResolvedRequest {
   const startUrl = parseStartUrl(body.url);
   if (!startUrl) throw badRequest(`url is not a valid http(s) URL: ${JSON.stringify(body.url.slice(0, 200))}`);
-  const refusal = addresses.checkHost(new URL(startUrl).hostname);
+  const start = new URL(startUrl);
+  const refusal = addresses.checkHost(start.hostname, portOfUrl(start));
   if (refusal) throw badRequest(`url is not allowed: ${refusal.message}`);
   const instructions = body.instructions?.trim() || null;
   const timeoutMs = (body.timeout ?? DEFAULTS.timeoutSeconds) * 1000;

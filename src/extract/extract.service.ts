@@ -1,6 +1,7 @@
 import { BadRequestException, Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { AddressPolicy } from '../fetch/address-policy.js';
+import { portOfUrl } from '../fetch/allow-entry.js';
 import { errorBody } from '../http/error-body.js';
 import { MAX_EXTRACT_URLS } from '../metering/metered-operation.js';
 import type { WorkOutcome } from '../metering/metering-pipeline.js';
@@ -41,7 +42,8 @@ export class ExtractService {
     const urls = [...new Set(request.urls.map((url) => url.trim()))];
     if (request.urls.length > MAX_EXTRACT_URLS) throw badRequest(`Max ${MAX_EXTRACT_URLS} URLs are allowed.`);
     for (const url of urls) {
-      const refusal = this.policy.checkHost(new URL(url).hostname);
+      const target = new URL(url);
+      const refusal = this.policy.checkHost(target.hostname, portOfUrl(target));
       if (refusal) throw badRequest(`${refusal.message}: ${url}`);
     }
     const options: ExtractOptions = {
