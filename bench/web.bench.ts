@@ -148,6 +148,28 @@ function askEngine(engine: SearxngServer) {
     );
 }
 
+/**
+ * Whether the service can read the page hosts at all (FETCH_ALLOW_HOSTS, robots.txt): POST /extract of a page that
+ * answers, chosen outside every claim's results so that no measured page is read before its cold pass.
+ */
+async function probeReach(service: ServiceUnderTest, url: string): Promise<string> {
+  try {
+    const response = await fetch(`${service.url}/extract`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${service.key}` },
+      body: JSON.stringify({ urls: [url] }),
+      signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+    });
+    const json = (await response.json()) as { results?: { raw_content?: string }[]; failed_results?: unknown[] };
+    const raw = json.results?.[0]?.raw_content;
+    return response.status === 200 && raw
+      ? `the service reads the page hosts (POST /extract of ${url}: ${raw.length} characters)`
+      : `WARNING: the service could not read ${url} (${response.status} ${JSON.stringify(json).slice(0, 300)})`;
+  } catch (error) {
+    return `WARNING: POST /extract of ${url} failed: ${(error as Error).message}`;
+  }
+}
+
 function askService(service: ServiceUnderTest, depth: Depth) {
   return (claim: Claim) =>
     timed(
@@ -412,7 +434,10 @@ async function main(): Promise<void> {
     prng(SEED),
   ).slice(0, CLAIMS);
   // The pages the claims' results show are built now, not while the engine's latency is measured.
-  for (const claim of claims) search(claim.text);
+  const shown = new Set(claims.flatMap((claim) => search(claim.text).map((result) => result.url)));
+  const probe = data.abstracts
+    .map((a) => `${pages.origin(web.hostOf(a.id))}${web.pathOf(a.id)}`)
+    .find((url) => !shown.has(url) && pageBehaviour(new URL(url).pathname).outcome === 'ok')!;
   console.log(
     `web: ${data.abstracts.length} pages on ${hosts.length} hosts (port ${pages.port}), engine at ${engine.url}; ` +
       `${claims.length} claims with evidence, ${CONCURRENCY} at a time, ${MODE} mode, include_raw_content ${RAW}`,
@@ -434,6 +459,7 @@ async function main(): Promise<void> {
         env: { SEARXNG_URL: engine.url, FETCH_ALLOW_HOSTS: '127.0.0.0/8' },
       });
       try {
+        if (depth === SELECTED[0]) console.log(await probeReach(service, probe));
         const cold = await pass(claims, pages, askService(service, depth));
         const warm = await pass(claims, pages, askService(service, depth));
         const row = rowFigures(depth, cold, warm, web, engineLatency, engineMs);
