@@ -212,6 +212,7 @@ interface RowFigures {
   readonly coldP95: number;
   readonly coldMax: number;
   readonly warmP50: number;
+  readonly warmMax: number;
   /** The p50 of the engine's per-claim latency (the mean of its two passes): the baseline of the latencies. */
   readonly referenceP50: number;
   readonly errors: number;
@@ -284,6 +285,7 @@ function rowFigures(
     coldP95: round(percentile(coldMs, 95), 1),
     coldMax: round(percentile(coldMs, 100), 1),
     warmP50: round(percentile(warmMs, 50), 1),
+    warmMax: round(percentile(warmMs, 100), 1),
     referenceP50: round(percentile(sortedCopy([...engineMs.values()]), 50), 1),
     errors: failed.length,
     errorSamples: [...new Set(failed.map((a) => `${a.status} ${a.error ?? ''}`.slice(0, 200)))].slice(0, 3),
@@ -387,11 +389,11 @@ function targetFigures(rows: readonly RowFigures[]): Figure[] {
     });
     figures.push({
       bench,
-      measure: `${name} cold max`,
-      value: r.coldMax,
+      measure: `${name} max, cold or warm`,
+      value: Math.max(r.coldMax, r.warmMax),
       unit: 'ms',
       target: `≤ budget ${BUDGETS[depth]} + 200 ms`,
-      met: r.coldMax <= BUDGETS[depth] + 200,
+      met: Math.max(r.coldMax, r.warmMax) <= BUDGETS[depth] + 200,
     });
     figures.push({
       bench,
