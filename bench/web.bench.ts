@@ -294,6 +294,44 @@ function rowFigures(
   };
 }
 
+/**
+ * What a reader of the engine's 10 results could reach at best, by the seeded model: nDCG@10 with the relevant
+ * abstracts put first, and per depth the share of claims with an evidence page among the 10 that answers in time
+ * (the most evidence recall@5 can be without other sources).
+ */
+function ceilings(engineCold: Pass, web: SciFactWeb, engineLatency: (query: string) => number) {
+  const ndcg: number[] = [];
+  const reachable = Object.fromEntries(DEPTHS.map((depth) => [depth, 0])) as Record<Depth, number>;
+  for (const answer of engineCold.answers) {
+    const judged = web.data.qrels.get(answer.claim.id) ?? new Map<string, number>();
+    const ids = answer.results.map((r) => abstractIdOf(r.url) ?? r.url);
+    ndcg.push(
+      ndcgAt(
+        [...ids].sort((a, b) => (judged.get(b) ?? 0) - (judged.get(a) ?? 0)),
+        judged,
+        10,
+      ),
+    );
+    const delay = engineLatency(answer.claim.text);
+    for (const depth of DEPTHS) {
+      const inTime = answer.results.some((r) => {
+        const behaviour = pageBehaviour(new URL(r.url).pathname);
+        return (
+          answer.claim.evidence.has(abstractIdOf(r.url) ?? '') &&
+          behaviour.outcome === 'ok' &&
+          delay + behaviour.latencyMs <= BUDGETS[depth] - PAGE_MARGIN_MS
+        );
+      });
+      if (inTime) reachable[depth]++;
+    }
+  }
+  const claims = Math.max(1, engineCold.answers.length);
+  return {
+    ndcg10_relevant_first: round(ndcg.reduce((s, v) => s + v, 0) / claims),
+    evidence_recall5_pages_in_time: Object.fromEntries(DEPTHS.map((d) => [d, round(reachable[d] / claims)])),
+  };
+}
+
 function rowsTable(rows: readonly RowFigures[]): string {
   const header = [
     'row',
@@ -446,12 +484,18 @@ async function main(): Promise<void> {
   );
 
   const rows: RowFigures[] = [];
+  let ceiling: ReturnType<typeof ceilings> | null = null;
   try {
     const engineCold = await pass(claims, pages, askEngine(engine));
     const engineWarm = await pass(claims, pages, askEngine(engine));
     const engineMs = engineMsByClaim(engineCold, engineWarm);
     rows.push(rowFigures('engine', engineCold, engineWarm, web, engineLatency, engineMs));
+    ceiling = ceilings(engineCold, web, engineLatency);
     console.log(`engine alone: done in ${rows[0]!.seconds} s`);
+    console.log(
+      `ceilings from the engine's 10 results: nDCG@10 ${ceiling.ndcg10_relevant_first} (relevant first); ` +
+        `evidence recall@5 with an evidence page in time ${JSON.stringify(ceiling.evidence_recall5_pages_in_time)}`,
+    );
     for (const depth of SELECTED) {
       const service = await startService({
         name: `bench_web_${process.pid}_${depth.replace('-', '_')}`,
@@ -495,7 +539,7 @@ async function main(): Promise<void> {
     web: 'median 120 ms, p90 500 ms; 4 % hang, 3 % 503, 2 % 404, 3 % trickle over 3 s',
     engine: 'BM25 top 10 over title + abstract, ordered by query words in the title; snippet = first 160 characters',
   };
-  const report: BenchReport = { bench: 'web', figures, details: { settings, rows } };
+  const report: BenchReport = { bench: 'web', figures, details: { settings, ceilings: ceiling, rows } };
   if (!process.env.BENCH_NO_RECORD) {
     const document = {
       bench: 'web',
@@ -508,6 +552,7 @@ async function main(): Promise<void> {
         loadAverageAtEnd: os.loadavg(),
       },
       settings,
+      ceilings: ceiling,
       rows,
       figures,
     };
