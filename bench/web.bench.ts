@@ -125,12 +125,10 @@ async function timed(claim: Claim, request: () => Promise<Response>, read: (json
   const started = performance.now();
   try {
     const response = await request();
-    const json = (await response.json()) as unknown;
+    const text = await response.text();
     const ms = performance.now() - started;
-    if (response.status !== 200) {
-      return { claim, ms, status: response.status, results: [], error: JSON.stringify(json).slice(0, 300) };
-    }
-    return { claim, ms, status: 200, results: read(json) };
+    if (response.status !== 200) return { claim, ms, status: response.status, results: [], error: text.slice(0, 300) };
+    return { claim, ms, status: 200, results: read(JSON.parse(text)) };
   } catch (error) {
     return { claim, ms: performance.now() - started, status: 0, results: [], error: (error as Error).message };
   }
@@ -261,6 +259,7 @@ function rowFigures(
     for (const answer of answers) {
       const engineDelay = engineLatency(answer.claim.text);
       for (const result of answer.results) {
+        if (!abstractIdOf(result.url)) continue; // not a page of the simulated web
         const behaviour = pageBehaviour(new URL(result.url).pathname);
         if (behaviour.outcome !== 'ok' || engineDelay + behaviour.latencyMs > available) continue;
         inTime++;
