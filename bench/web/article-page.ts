@@ -1,4 +1,5 @@
 import { prng, seedOf, shuffled } from './seeded-random.js';
+import { stripTags } from '../../src/common/linear-text.js';
 
 /**
  * An ordinary article page around an abstract: site header and navigation, sometimes a cookie banner and a
@@ -117,8 +118,7 @@ ${body}
 /** The page's visible text, in document order (tags dropped, the head and scripts skipped), whitespace collapsed. */
 export function visibleText(html: string): string {
   const body = html.slice(Math.max(0, html.indexOf('<body')));
-  return body
-    .replace(/<[^>]*>/g, ' ')
+  return stripTags(body, ' ')
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
     .replace(/&quot;/g, '"')
