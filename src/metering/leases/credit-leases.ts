@@ -28,7 +28,7 @@ import { runScript } from '../../redis/run-script.js';
  * pass, whichever comes first, once its plan cache has the change), on shutdown, and whenever the
  * connection to Redis is lost (then Redis may have lost it: what it held is settled as the seed of the counter
  * says, see RedisCreditCounters.settle). The slack: a 402 can come while other nodes' leases still hold unspent
- * credits, at most an eighth of what was left when each was granted (see README, failure rules of metering).
+ * credits, at most an eighth of what was left when each was granted (see docs/metering.md, credit leases across nodes).
  */
 export const LEASE_MS = 10_000;
 export const INITIAL_LEASE = 8;

@@ -27,7 +27,7 @@ interface DepthSettings {
   readonly defaultChunks: number;
 }
 
-/** Per depth; the README's table of search depths (section Search) gives these numbers: keep them in step. */
+/** Per depth; docs/search.md's table of search depths gives these numbers: keep them in step. */
 export const DEPTH_SETTINGS: Readonly<Record<SearchDepth, DepthSettings>> = {
   'ultra-fast': { read: false, candidates: 0, budgetMs: 0, defaultChunks: 1 },
   fast: { read: true, candidates: 8, budgetMs: 300, defaultChunks: 1 },
