@@ -31,10 +31,10 @@ Every POST needs the API key (Authorization: Bearer, x-api-key, or the \`tavilyA
 valid one the answer is HTTP 401 with WWW-Authenticate. Tool calls go through the same metering as REST (prices,
 ledger entries with channel \`mcp\`, idempotency per Idempotency-Key header) and need the key's \`mcp\` scope and the
 tool's own scope. Their usage headers are on the HTTP response (a batch: the last call's) and in the result's
-\`_meta["searchledger/usage"]\`. Refusals (scope and depth 403, quota 402, rate limit 429, 409, 422, 502, 503) are
-tool results with \`isError: true\` whose text says why and whether to retry. Protocol errors are JSON-RPC errors:
--32700 parse error, -32600 invalid request, -32601 unknown method, -32602 unknown tool or invalid arguments (naming
-the field; nothing is charged).`;
+\`_meta["searchledger/usage"]\`. Everything that goes wrong with one call is a tool result with \`isError: true\` whose
+text says why and whether to retry: invalid arguments and refused URLs (not charged), refusals (scope and depth 403,
+quota 402, rate limit 429, 409, 422, 502, 503). Protocol errors are JSON-RPC errors: -32700 parse error, -32600
+invalid request, -32601 unknown method, -32602 unknown tool, -32603 internal error.`;
 
 @Controller('mcp')
 @ApiTags('Agent (MCP)')
