@@ -101,10 +101,18 @@ export function formatMap(body: Body): string {
   return lines.join('\n');
 }
 
-/** A research task that completed: its report (as written, or the JSON of a structured one), then its sources. */
+/**
+ * A research task that completed: its report as written (which lists its sources), or the JSON of a structured
+ * result followed by the sources.
+ */
 export function formatResearch(body: Body): string {
   const content = body.content;
-  const lines = [typeof content === 'string' ? content : JSON.stringify(content, null, 2)];
+  if (typeof content === 'string') {
+    const lines = [content];
+    usage(lines, body);
+    return lines.join('\n');
+  }
+  const lines = [JSON.stringify(content, null, 2)];
   const sources = list(body.sources) as Body[];
   if (sources.length > 0) {
     lines.push('', 'Sources:');

@@ -23,8 +23,9 @@ import { JsonOnly } from '../http/json-only.js';
 /** The MCP endpoint (Streamable HTTP, stateless): POST carries JSON-RPC; GET and DELETE are 405. */
 const DESCRIPTION = `The agent endpoint: the Model Context Protocol over Streamable HTTP (stateless: any node answers any
 request; no sessions). The body is a JSON-RPC 2.0 message or a batch: \`initialize\`, \`notifications/initialized\`,
-\`ping\`, \`tools/list\` and \`tools/call\` with the tools \`search\` and \`extract\`, whose arguments are the bodies of
-POST /search and POST /extract. Send \`Accept: application/json, text/event-stream\`: the answer is plain JSON, or an
+\`ping\`, \`tools/list\` and \`tools/call\` with the tools \`search\` and \`extract\` (and \`crawl\`, \`map\` and
+\`research\` when the operator's MCP_TOOLS names them; tavily-mcp's names with MCP_TOOL_NAMES=tavily), whose arguments
+are the bodies of the REST routes. Send \`Accept: application/json, text/event-stream\`: the answer is plain JSON, or an
 SSE stream when text/event-stream has the higher quality.
 
 Every POST needs the API key (Authorization: Bearer, x-api-key, or the \`tavilyApiKey\` query parameter); without a

@@ -98,6 +98,7 @@ export class ResearchService {
             keyId: key.keyId,
             keyEnvironment: key.environment,
             idempotencyKey,
+            channel,
             input: request.input,
             model: request.model ?? 'auto',
             planModel,
