@@ -136,6 +136,20 @@ describe("MCP tools on the operator's say (MCP_TOOLS, MCP_TOOL_NAMES=tavily)", (
     expect(map.usage.credits).toBe(mcpMapCharge!.credits);
   });
 
+  test('a start URL that cannot be read: a tool error with the reason, not billed', async () => {
+    const before = (await charges()).length;
+    const missing = page('/energy/no-such-page.html');
+    for (const name of ['tavily_map', 'tavily_crawl']) {
+      const result = (await client.callTool({ name, arguments: { url: missing } })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe(
+        `Refused: HTTP 502 Bad Gateway. The start URL ${missing} could not be read: HTTP 404\n` +
+          'Check the URL; retry with backoff only if the site may have been down.',
+      );
+    }
+    expect(await charges()).toHaveLength(before);
+  });
+
   test('tavily_research waits for the report; reserved at submission, charged once on completion, channel mcp', async () => {
     const input = 'How does tidal power work?';
     const before = (await charges()).length;

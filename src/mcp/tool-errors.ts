@@ -91,7 +91,11 @@ export function refusal(
       break;
     case 502:
     case 503:
-      lines.push(`Retry with backoff${headers['Retry-After'] ? `, after ${headers['Retry-After']} seconds` : ''}.`);
+      lines.push(
+        /^The start URL /.test(message)
+          ? 'Check the URL; retry with backoff only if the site may have been down.'
+          : `Retry with backoff${headers['Retry-After'] ? `, after ${headers['Retry-After']} seconds` : ''}.`,
+      );
       break;
   }
   return {
