@@ -507,6 +507,41 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
       expect(await chargesOf(app, org.orgId)).toHaveLength(before);
     });
 
+    test.each(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'])(
+      'protocol version %s: invalid arguments are a tool result with isError, not a JSON-RPC error',
+      async (version) => {
+        const response = await rpc(
+          {
+            jsonrpc: '2.0',
+            id: 20,
+            method: 'tools/call',
+            params: { name: 'search', arguments: { query: 'x', max_results: 50 } },
+          },
+          { 'mcp-protocol-version': version },
+        );
+        expect(response.status).toBe(200);
+        expect(response.body).toEqual({
+          jsonrpc: '2.0',
+          id: 20,
+          result: {
+            content: [
+              {
+                type: 'text',
+                text:
+                  'Invalid arguments for tool search: max_results must not be greater than 20\n' +
+                  'Fix the arguments and call again; nothing was charged.',
+              },
+            ],
+            isError: true,
+            _meta: { 'searchledger/error': { status: 400, error: 'max_results must not be greater than 20' } },
+          },
+        });
+        // The version header is read: one the server does not speak is refused.
+        const unknown = await rpc({ jsonrpc: '2.0', id: 21, method: 'ping' }, { 'mcp-protocol-version': '1999-01-01' });
+        expect(unknown.status).toBe(400);
+      },
+    );
+
     test('a batch: one response per request, in one JSON array; usage headers of the last tool call', async () => {
       const fresh = await meteredOrganization(app, smtp, 'mcp-batch@a.test');
       const freshKey = (await fresh.key()).key;
