@@ -29,6 +29,7 @@ import { ErrorCode } from './json-rpc.js';
 import { type McpToolSettings, operationOf } from './mcp-tools.js';
 import { ResearchTool } from './research-tool.js';
 import { ProtocolError, USAGE_META, invalidArguments, refusal } from './tool-errors.js';
+
 /** What one HTTP request to /mcp brings to the tool calls it carries (one, or several in a batch). */
 export interface McpCallContext {
   readonly apiKey: string;
