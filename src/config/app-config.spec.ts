@@ -52,4 +52,19 @@ describe('loadConfig', () => {
     for (const value of ['soon', '10', '600000', '1.5'])
       expect(() => loadConfig({ REDIS_COMMAND_TIMEOUT_MS: value })).toThrow(/REDIS_COMMAND_TIMEOUT_MS/);
   });
+
+  test('MCP tools: search and extract by default; MCP_TOOLS adds operations; MCP_TOOL_NAMES picks the naming', () => {
+    expect(loadConfig({})).toMatchObject({ mcpTools: ['search', 'extract'], mcpToolNames: 'plain' });
+    expect(loadConfig({ MCP_TOOLS: ' research, Map,search ,extract,crawl', MCP_TOOL_NAMES: 'tavily' })).toMatchObject({
+      mcpTools: ['search', 'extract', 'crawl', 'map', 'research'],
+      mcpToolNames: 'tavily',
+    });
+    expect(() => loadConfig({ MCP_TOOLS: 'search,extract,usage' })).toThrow(
+      /MCP_TOOLS names an unknown operation "usage"/,
+    );
+    expect(() => loadConfig({ MCP_TOOLS: 'search,crawl' })).toThrow(/MCP_TOOLS must include extract/);
+    expect(() => loadConfig({ MCP_TOOLS: 'search,extract,map,map' })).toThrow(/MCP_TOOLS names an operation twice/);
+    expect(() => loadConfig({ MCP_TOOLS: 'search,,extract' })).toThrow(/MCP_TOOLS names an unknown operation ""/);
+    expect(() => loadConfig({ MCP_TOOL_NAMES: 'snake' })).toThrow(/MCP_TOOL_NAMES must be one of plain, tavily/);
+  });
 });

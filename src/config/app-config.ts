@@ -2,8 +2,27 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { plainToInstance, Transform } from 'class-transformer';
 import { AllowEntryError, parseAllowEntry } from '../fetch/allow-entry.js';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  Validate,
+  validateSync,
+} from 'class-validator';
 import { trimChars, trimEndChars } from '../common/linear-text.js';
+import {
+  MCP_TOOL_NAMINGS,
+  type McpOperation,
+  type McpToolNaming,
+  McpToolsList,
+  parseMcpTools,
+} from './mcp-tools.setting.js';
 import { parseTrustProxy, type TrustProxy, trustProxyProblem } from './trust-proxy.js';
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
@@ -346,6 +365,17 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsIn(['exit', 'log', 'off'])
   WATCHDOG_ACTION?: string;
+
+  /** The operations POST /mcp offers as tools (search and extract always among them). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Validate(McpToolsList)
+  MCP_TOOLS?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsIn(MCP_TOOL_NAMINGS, { message: `MCP_TOOL_NAMES must be one of ${MCP_TOOL_NAMINGS.join(', ')}` })
+  MCP_TOOL_NAMES?: string;
 }
 
 export interface AppConfig {
@@ -440,6 +470,10 @@ export interface AppConfig {
    * supervisor to restart it), `log` only logs, `off` starts no watchdog.
    */
   readonly watchdogAction: WatchdogAction;
+  /** The operations POST /mcp offers as tools: search and extract, and crawl, map and research on the operator's say. */
+  readonly mcpTools: readonly McpOperation[];
+  /** How the tools are named: as the operations (`search`), or as tavily-mcp names them (`tavily_search`). */
+  readonly mcpToolNames: McpToolNaming;
 }
 
 export type WatchdogAction = 'exit' | 'log' | 'off';
@@ -525,6 +559,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     upstreamTimeoutMs: vars.UPSTREAM_TIMEOUT_MS ?? 10000,
     eventLoopBlockLimitMs: vars.EVENT_LOOP_BLOCK_LIMIT_MS ?? 30000,
     watchdogAction: (vars.WATCHDOG_ACTION ?? 'exit') as WatchdogAction,
+    mcpTools: parseMcpTools(vars.MCP_TOOLS),
+    mcpToolNames: (vars.MCP_TOOL_NAMES ?? 'plain') as McpToolNaming,
   };
 }
 

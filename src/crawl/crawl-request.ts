@@ -16,6 +16,8 @@ const RESPONSE_RESERVE_MS = 2_000;
 export interface ResolvedRequest {
   /** As the caller wrote it (trimmed): the response's `base_url`. */
   readonly baseUrl: string;
+  /** The URL the run starts from (normalized, with a scheme). */
+  readonly startUrl: string;
   readonly instructions: string | null;
   plan(mode: FrontierPlan['mode']): FrontierPlan;
 }
@@ -32,6 +34,7 @@ export function resolveRequest(body: MapRequestDto, addresses: AddressPolicy, st
   const deadline = startedAt + timeoutMs - Math.min(RESPONSE_RESERVE_MS, timeoutMs * 0.05);
   return {
     baseUrl: body.url.trim(),
+    startUrl,
     instructions,
     plan: (mode) => ({
       startUrl,

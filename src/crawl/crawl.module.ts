@@ -10,7 +10,8 @@ import { MapService } from './map.service.js';
 
 /**
  * Map and crawl: one frontier (frontier.ts) over the fetcher, robots.txt and the per-host scheduler of FetchModule,
- * and the content extractor for crawl. Exports DocumentIndexWriter, the writer of the local search index.
+ * and the content extractor for crawl. Exports DocumentIndexWriter, the writer of the local search index, and the
+ * map and crawl services for the MCP tools.
  */
 @Module({
   imports: [FetchModule, ExtractModule],
@@ -26,6 +27,6 @@ import { MapService } from './map.service.js';
       useFactory: (config: AppConfig) => new AddressPolicy(config.fetchAllowHosts),
     },
   ],
-  exports: [DocumentIndexWriter],
+  exports: [DocumentIndexWriter, MapService, CrawlService],
 })
 export class CrawlModule {}

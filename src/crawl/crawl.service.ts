@@ -19,7 +19,7 @@ import { Frontier, type PageVisitor } from './frontier.js';
 import { IndexFeed } from './index-feed.js';
 import { linkVisitor } from './link-visitor.js';
 import { normalizeUrl } from './normalize-url.js';
-import { rejectRefusedStart } from './start-failure.js';
+import { rejectFailedStart } from './start-failure.js';
 
 const PAGE_TIMEOUT_MS = { basic: 15_000, advanced: 30_000 } as const;
 const DEFAULT_CHUNKS_PER_SOURCE = 3;
@@ -97,7 +97,7 @@ export class CrawlService {
     };
     const outcome = await this.frontier.run(plan, visitor);
     await feed.drain();
-    if (outcome.pages.length === 0) rejectRefusedStart(outcome.startError);
+    if (outcome.pages.length === 0) rejectFailedStart(outcome.startError, request.startUrl, request.baseUrl);
 
     const pages = outcome.pages.flatMap((page) => (page.visit?.payload ? [page.visit.payload] : []));
     const instructions = request.instructions;

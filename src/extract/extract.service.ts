@@ -23,8 +23,8 @@ export const DEFAULT_TIMEOUT_SECONDS = 30;
 /**
  * POST /extract: the named URLs (de-duplicated) extracted five at a time, each within the request's timeout;
  * successes in `results`, failures in `failed_results` (free). A URL that names a refused address outright (an IP
- * literal the SSRF rules refuse) makes the whole request a 400; names that resolve to refused addresses fail on
- * their own, in `failed_results`.
+ * literal or a name the SSRF rules refuse) is not fetched and fails on its own, in `failed_results` with the reason,
+ * as names that resolve to refused addresses do; only a request whose every URL is refused outright is a 400.
  */
 @Injectable()
 export class ExtractService {
@@ -41,10 +41,12 @@ export class ExtractService {
     const started = performance.now();
     const urls = [...new Set(request.urls.map((url) => url.trim()))];
     if (request.urls.length > MAX_EXTRACT_URLS) throw badRequest(`Max ${MAX_EXTRACT_URLS} URLs are allowed.`);
-    for (const url of urls) {
-      const target = new URL(url);
-      const refusal = this.policy.checkHost(target.hostname, portOfUrl(target));
-      if (refusal) throw badRequest(`${refusal.message}: ${url}`);
+    // A URL that names a refused address outright fails on its own, with the reason; only when every URL does is
+    // there nothing to extract, and the request is the caller's error.
+    const refusals = new Map(urls.flatMap((url) => refusalOf(this.policy, url)));
+    if (refusals.size === urls.length) {
+      const [url, reason] = refusals.entries().next().value!;
+      throw badRequest(`${reason}: ${url}`);
     }
     const options: ExtractOptions = {
       depth: request.extract_depth ?? 'basic',
@@ -55,7 +57,10 @@ export class ExtractService {
       chunksPerSource: request.chunks_per_source ?? 3,
       timeoutMs: Math.round((request.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000),
     };
-    const outcomes = await mapWithConcurrency(urls, EXTRACT_CONCURRENCY, (url) => this.extractOne(url, options));
+    const outcomes = await mapWithConcurrency(urls, EXTRACT_CONCURRENCY, (url) => {
+      const refused = refusals.get(url);
+      return refused ? Promise.resolve({ error: refused }) : this.extractOne(url, options);
+    });
     const results: ExtractResultDto[] = [];
     const failed: { url: string; error: string }[] = [];
     urls.forEach((url, i) => {
@@ -91,6 +96,12 @@ function toResult(url: string, page: ExtractedPage, options: ExtractOptions): Ex
   };
   if (options.includeFavicon) item.favicon = page.favicon;
   return item;
+}
+
+function refusalOf(policy: AddressPolicy, url: string): [string, string][] {
+  const target = new URL(url);
+  const refusal = policy.checkHost(target.hostname, portOfUrl(target));
+  return refusal ? [[url, refusal.message]] : [];
 }
 
 function badRequest(message: string): BadRequestException {
