@@ -1,4 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { normalizeUrl } from '../../crawl/normalize-url.js';
+import { PageCache } from '../../page-cache/page-cache.js';
 import { COUNTRY_BOOST, isFromCountry } from '../country.js';
 import { mergeHits } from '../merge-hits.js';
 import type { ProviderHits } from '../provider-lists.js';
@@ -11,6 +13,9 @@ import { ReadMetrics } from './read-metrics.js';
 import type { ReadPlan } from './read-plan.js';
 import { readPages } from './read-pages.js';
 
+/** The local index's provider name: its hits are the index's own, the others an engine's. */
+const LOCAL = 'local';
+
 interface Merged {
   readonly hit: SearchHit;
   readonly rank: number;
@@ -18,8 +23,9 @@ interface Merged {
 
 /**
  * The hits of every provider, read and ranked as one list: the upstream hits the plan reads (the engines' best
- * first) are fetched and extracted at once under the plan's deadline, each page analysed for the query as soon as it
- * arrives, and every candidate (a page read, a page of the local index, or an engine's snippet when its page was not
+ * first) are taken from the page cache when it holds a fresh enough copy, the others fetched and extracted at once
+ * under the plan's deadline (cache_fallback: an older copy stands for a page not read in time), each page analysed
+ * for the query as soon as it arrives, and every candidate (a page read, a page of the local index, or an engine's snippet when its page was not
  * read in time) is ranked from its text by EvidenceRanking, then by the optional Reranker.
  */
 @Injectable()
@@ -30,6 +36,7 @@ export class ReadAndRank {
     @Inject(PAGE_READER) private readonly reader: PageReader,
     private readonly ranking: EvidenceRanking,
     private readonly metrics: ReadMetrics,
+    private readonly cache: PageCache,
     @Optional() @Inject(RERANKER) private readonly reranker: Reranker | null = null,
   ) {}
 
@@ -54,16 +61,26 @@ export class ReadAndRank {
     const known = merged.filter((m) => !toRead.has(m.hit.url)).map((m) => otherCandidate(m, plan));
     const knownTexts = readAll(query, known);
     const pagesRead = new Map<string, { candidate: RankCandidate; text: Promise<TextEvidence[]> }>();
-    const started = performance.now();
-    const outcome = await readPages([...toRead], this.reader, plan.budgetMs, request.signal, (url, page) => {
+    const addPage = (url: string, page: ReadPage, source: 'page' | 'index' = 'page') => {
       const { hit, rank } = byUrl.get(url)!;
-      const candidate = pageCandidate(hit, rank, page);
+      const candidate = pageCandidate(hit, rank, page, source);
       pagesRead.set(url, { candidate, text: readAll(query, [candidate]) });
-    });
-    if (toRead.size > 0) {
+    };
+    // The local index's copies first (one lookup for all): a fresh one stands for the read.
+    const policy = this.cache.policyFor(plan.maxAgeSeconds ?? undefined, plan.cacheFallback);
+    const cached = await this.cache.lookup([...toRead], policy);
+    for (const [url, page] of cached.fresh) addPage(url, page, 'index');
+    const toFetch = plan.budgetMs > 0 ? [...toRead].filter((url) => !cached.fresh.has(url)) : [];
+    const started = performance.now();
+    const outcome = await readPages(toFetch, this.reader, plan.budgetMs, request.signal, (url, page) =>
+      addPage(url, page),
+    );
+    if (toFetch.length > 0) {
       const counts = { read: outcome.pages.size, failed: outcome.failures.size, late: outcome.late.size };
       this.metrics.observe(plan.depth, counts, (performance.now() - started) / 1000);
     }
+    // cache_fallback: a page not read in time, from an older copy.
+    for (const [url, page] of cached.stale) if (!pagesRead.has(url)) addPage(url, page, 'index');
     // Pages not read in time: their snippets.
     const missed = merged
       .filter((m) => toRead.has(m.hit.url) && !pagesRead.has(m.hit.url))
@@ -87,20 +104,34 @@ export class ReadAndRank {
   }
 }
 
-/** Hits merged by URL, each with its best rank in any list; in that order. */
+/**
+ * Hits merged by canonical URL, each with its best rank in any list; in that order. When an engine returned a page
+ * the local index holds, the engine's hit stands: the index's copy is the page cache's, served by its rules
+ * (max_age, cache_fallback, the SSRF rules) rather than as it is.
+ */
 function mergeLists(lists: readonly ProviderHits[]): Merged[] {
-  const byUrl = new Map<string, Merged>();
+  const byKey = new Map<string, Merged & { readonly upstream: boolean }>();
   for (const list of lists) {
+    const upstream = list.provider !== LOCAL;
     list.hits.forEach((hit, rank) => {
-      const seen = byUrl.get(hit.url);
-      byUrl.set(hit.url, seen ? { hit: mergeHits(seen.hit, hit), rank: Math.min(seen.rank, rank) } : { hit, rank });
+      const key = normalizeUrl(hit.url) ?? hit.url;
+      const seen = byKey.get(key);
+      if (!seen) byKey.set(key, { hit, rank, upstream });
+      else if (seen.upstream === upstream) {
+        byKey.set(key, { hit: mergeHits(seen.hit, hit), rank: Math.min(seen.rank, rank), upstream });
+      } else {
+        byKey.set(key, { hit: upstream ? hit : seen.hit, rank: Math.min(seen.rank, rank), upstream: true });
+      }
     });
   }
-  return [...byUrl.values()].sort((a, b) => a.rank - b.rank);
+  return [...byKey.values()].sort((a, b) => a.rank - b.rank);
 }
 
-/** A hit whose page was read: its text, and the title, date, favicon and images the engine lacked. */
-function pageCandidate(hit: SearchHit, rank: number, page: ReadPage): RankCandidate {
+/**
+ * A hit whose page was read (for this search, or earlier: the local index's copy): its text, and the title, date,
+ * favicon and images the engine lacked.
+ */
+function pageCandidate(hit: SearchHit, rank: number, page: ReadPage, source: 'page' | 'index'): RankCandidate {
   const enriched: SearchHit = {
     ...hit,
     title: hit.title && hit.title !== hit.url ? hit.title : page.title?.trim() || hit.title,
@@ -109,7 +140,7 @@ function pageCandidate(hit: SearchHit, rank: number, page: ReadPage): RankCandid
     favicon: hit.favicon ?? page.favicon,
     images: hit.images.length > 0 ? hit.images : page.images.map((url) => ({ url, description: null })),
   };
-  return { hit: enriched, text: page.markdown, source: 'page', rank };
+  return { hit: enriched, text: page.markdown, source, rank };
 }
 
 function otherCandidate({ hit, rank }: Merged, plan: ReadPlan): RankCandidate {
