@@ -93,7 +93,8 @@ export class ReadAndRank {
       ...(await query.read(missed.map(textOf))),
     ];
     let ranked = this.ranking.rank(query, candidates, texts, plan.chunks);
-    if (this.reranker) {
+    // Ultra-fast reads nothing and waits for nothing: the engines' order, as evidence ranks it.
+    if (this.reranker && plan.read) {
       try {
         ranked = await this.reranker.rerank(request.query, ranked, request.signal);
       } catch (error) {
