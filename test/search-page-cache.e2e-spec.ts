@@ -112,6 +112,10 @@ describe('the page cache (the local index) in front of page reads', () => {
     expect(result.raw_content).toContain(EVIDENCE);
     expect(pages.requests(path)).toBe(1);
 
+    const metrics = (await call(app.url, 'GET', '/metrics')).body as string;
+    expect(metrics).toMatch(/page_cache_lookups_total\{outcome="fresh"\} [1-9]/);
+    expect(metrics).toMatch(/page_cache_index_writes_total\{outcome="written"\} [1-9]/);
+
     // The engine has forgotten it: the local index finds it.
     searxng.searxngResults = [];
     const local = await search();

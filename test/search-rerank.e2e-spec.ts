@@ -164,6 +164,11 @@ describe('POST /search with a rerank service', () => {
     expect(failures).toHaveLength(2);
     expect(failures[0]).toContain('500');
     for (const message of logs.messages) expect(message).not.toContain(RERANK_KEY);
+    const metrics = (await call(cohere.url, 'GET', '/metrics')).body as string;
+    expect(metrics).toMatch(/search_rerank_calls_total\{outcome="failed"\} [1-9]/);
+    expect(metrics).toMatch(/search_rerank_calls_total\{outcome="timeout"\} [1-9]/);
+    expect(metrics).toMatch(/search_rerank_calls_total\{outcome="reranked"\} [1-9]/);
+    expect(metrics).not.toContain(RERANK_KEY);
   });
 
   test('ultra-fast is not reranked', async () => {

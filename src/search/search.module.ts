@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import type { Registry } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { METRICS_REGISTRY } from '../observability/metrics.js';
 import { AnswerService } from './answer/answer.service.js';
 import { EmptyIndexHint } from './empty-index-hint.service.js';
 import { LocalIndexProvider } from './providers/local-index.provider.js';
@@ -34,8 +36,9 @@ import { upstreamSearchProviders } from './upstream/index.js';
     { provide: PAGE_READER, useClass: ExtractingPageReader },
     {
       provide: RERANKER,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => (config.rerank ? new HttpReranker(config.rerank) : null),
+      inject: [APP_CONFIG, METRICS_REGISTRY],
+      useFactory: (config: AppConfig, registry: Registry) =>
+        config.rerank ? new HttpReranker(config.rerank, registry) : null,
     },
     {
       provide: SEARCH_PROVIDERS,

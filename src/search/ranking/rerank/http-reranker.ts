@@ -1,3 +1,4 @@
+import { Counter, type Registry } from 'prom-client';
 import type { RerankSettings } from '../../../config/app-config.js';
 import type { RankedCandidate, Reranker } from '../rank-candidate.js';
 import { requestRerank } from './rerank-request.js';
@@ -14,18 +15,37 @@ const MAX_TEXT_CHARS = 2000;
  * its score capped below theirs. Any failure rejects, and the caller keeps the evidence ranking.
  */
 export class HttpReranker implements Reranker {
-  constructor(private readonly settings: RerankSettings) {}
+  private readonly calls: Counter<'outcome'>;
+
+  constructor(
+    private readonly settings: RerankSettings,
+    registry: Registry,
+  ) {
+    this.calls = new Counter({
+      name: 'search_rerank_calls_total',
+      help: 'Calls of the rerank service (RERANK_URL) by outcome: reranked, timeout, failed (the evidence order kept).',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+  }
 
   async rerank(query: string, ranked: readonly RankedCandidate[], signal?: AbortSignal): Promise<RankedCandidate[]> {
     const sent = ranked.slice(0, MAX_RERANKED);
     if (sent.length < 2) return [...ranked];
     const timeout = AbortSignal.timeout(this.settings.timeoutMs);
-    const scores = await requestRerank(
-      this.settings,
-      query,
-      sent.map(textOf),
-      signal ? AbortSignal.any([timeout, signal]) : timeout,
-    );
+    let scores: Map<number, number>;
+    try {
+      scores = await requestRerank(
+        this.settings,
+        query,
+        sent.map(textOf),
+        signal ? AbortSignal.any([timeout, signal]) : timeout,
+      );
+    } catch (error) {
+      this.calls.inc({ outcome: timeout.aborted ? 'timeout' : 'failed' });
+      throw error;
+    }
+    this.calls.inc({ outcome: 'reranked' });
     // Ties keep the evidence order (the order sent).
     const scored = sent
       .flatMap((r, at) => {
