@@ -181,6 +181,22 @@ describe('the page cache (the local index) in front of page reads', () => {
     expect(pages.requests(uncachedPath)).toBe(0);
   });
 
+  test('an engine hit past the pages a depth reads is still shown from the cache', async () => {
+    const query = 'weir fish pass salmon count';
+    const cached = page('The weir fish pass counted 2,300 salmon this autumn, a record for the salmon count.');
+    await search({ query });
+    await written();
+    const others = [0, 1, 2, 3, 4, 5, 6, 7].map((i) =>
+      pages.set(`/other-${i}`, { kind: 'html', body: articlePage(`Harbour ${i}`, ['The quay was repainted.']) }),
+    );
+    // fast reads the engines' top 8: the cached page is ninth.
+    searxng.searxngResults = [...others, cached.url].map((url, rank) => engineHit(url, rank));
+    const response = await search({ query, search_depth: 'fast', max_results: 5 });
+    expect(resultFor(response, cached.url)).toMatchObject({ content_source: 'index' });
+    expect(resultFor(response, cached.url).content).toContain('2,300 salmon');
+    expect(pages.requests(cached.path)).toBe(1);
+  });
+
   test('/extract serves and feeds the same cache', async () => {
     const { url, path } = page(EVIDENCE);
     const extracted = await extract({ urls: [url] });

@@ -22,11 +22,12 @@ interface Merged {
 }
 
 /**
- * The hits of every provider, read and ranked as one list: the upstream hits the plan reads (the engines' best
- * first) are taken from the page cache when it holds a fresh enough copy, the others fetched and extracted at once
+ * The hits of every provider, read and ranked as one list: an upstream hit whose page the page cache holds fresh
+ * enough is taken from there; the others the plan reads (the engines' best first) are fetched and extracted at once
  * under the plan's deadline (cache_fallback: an older copy stands for a page not read in time), each page analysed
- * for the query as soon as it arrives, and every candidate (a page read, a page of the local index, or an engine's snippet when its page was not
- * read in time) is ranked from its text by EvidenceRanking, then by the optional Reranker.
+ * for the query as soon as it arrives, and every candidate (a page read, a page of the local index, or an engine's
+ * snippet when its page was not read in time) is ranked from its text by EvidenceRanking, then by the optional
+ * Reranker.
  */
 @Injectable()
 export class ReadAndRank {
@@ -49,27 +50,24 @@ export class ReadAndRank {
     const [lists, query] = await Promise.all([ask(), this.ranking.forQuery(request.query)]);
     const merged = mergeLists(lists);
     const byUrl = new Map(merged.map((m) => [m.hit.url, m]));
-    const toRead = new Set(
-      plan.read
-        ? merged
-            .filter((m) => m.hit.rawContent === null)
-            .slice(0, plan.candidates)
-            .map((m) => m.hit.url)
-        : [],
-    );
-    // The texts already at hand (the local index's pages, the snippets not to be read) are analysed meanwhile.
-    const known = merged.filter((m) => !toRead.has(m.hit.url)).map((m) => otherCandidate(m, plan));
-    const knownTexts = readAll(query, known);
+    // Upstream hits without a page: any may be in the page cache, the engines' best plan.candidates are read.
+    const readable = plan.read ? merged.filter((m) => m.hit.rawContent === null).map((m) => m.hit.url) : [];
+    const toRead = new Set(readable.slice(0, plan.candidates));
+    // The local index's copies first (one lookup for all): a fresh one stands for the read.
+    const policy = this.cache.policyFor(plan.maxAgeSeconds ?? undefined, plan.cacheFallback);
+    const cached = await this.cache.lookup(readable, policy);
     const pagesRead = new Map<string, { candidate: RankCandidate; text: Promise<TextEvidence[]> }>();
     const addPage = (url: string, page: ReadPage, source: 'page' | 'index' = 'page') => {
       const { hit, rank } = byUrl.get(url)!;
       const candidate = pageCandidate(hit, rank, page, source);
       pagesRead.set(url, { candidate, text: readAll(query, [candidate]) });
     };
-    // The local index's copies first (one lookup for all): a fresh one stands for the read.
-    const policy = this.cache.policyFor(plan.maxAgeSeconds ?? undefined, plan.cacheFallback);
-    const cached = await this.cache.lookup([...toRead], policy);
     for (const [url, page] of cached.fresh) addPage(url, page, 'index');
+    // The texts already at hand (the local index's pages, the snippets not to be read) are analysed meanwhile.
+    const known = merged
+      .filter((m) => !toRead.has(m.hit.url) && !pagesRead.has(m.hit.url))
+      .map((m) => otherCandidate(m, plan));
+    const knownTexts = readAll(query, known);
     const toFetch = plan.budgetMs > 0 ? [...toRead].filter((url) => !cached.fresh.has(url)) : [];
     const started = performance.now();
     const outcome = await readPages(toFetch, this.reader, plan.budgetMs, request.signal, (url, page) =>
@@ -80,7 +78,7 @@ export class ReadAndRank {
       this.metrics.observe(plan.depth, counts, (performance.now() - started) / 1000);
     }
     // cache_fallback: a page not read in time, from an older copy.
-    for (const [url, page] of cached.stale) if (!pagesRead.has(url)) addPage(url, page, 'index');
+    for (const [url, page] of cached.stale) if (toRead.has(url) && !pagesRead.has(url)) addPage(url, page, 'index');
     // Pages not read in time: their snippets.
     const missed = merged
       .filter((m) => toRead.has(m.hit.url) && !pagesRead.has(m.hit.url))
