@@ -137,6 +137,14 @@ describe('POST /search with a rerank service', () => {
     expect(sent!.body.documents).toHaveLength(3);
   });
 
+  test('candidates the reranker leaves unscored follow the ones it scored, in our order', async () => {
+    rerank.behaviour = 'partial';
+    const response = await search(tei, teiKey);
+    expect(urlsOf(response)).toEqual([ours[1], ours[0], ours[2]]);
+    const scores = response.body.results.map((r: { score: number }) => r.score);
+    expect(scores[2]).toBeLessThanOrEqual(scores[1]);
+  });
+
   test('a hanging reranker: our order, once RERANK_TIMEOUT_MS has passed', async () => {
     rerank.behaviour = 'hang';
     const started = Date.now();

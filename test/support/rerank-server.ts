@@ -7,8 +7,12 @@ export interface RerankCall {
   readonly body: Record<string, unknown>;
 }
 
-/** How the server answers: `reverse` scores the last text highest; `hang` never answers; a number is that status. */
-export type RerankBehaviour = 'reverse' | 'hang' | number;
+/**
+ * How the server answers: `reverse` scores the last text highest; `partial` scores only the first two texts, the
+ * second higher (as a Cohere `top_n` or a service dropping texts would); `hang` never answers; a number is that
+ * status.
+ */
+export type RerankBehaviour = 'reverse' | 'partial' | 'hang' | number;
 
 /**
  * A rerank service on 127.0.0.1 in its real wire formats: text-embeddings-inference's `POST /rerank`
@@ -40,7 +44,9 @@ export class RerankServer {
         }
         const texts = (path === '/rerank' ? body.texts : body.documents) as string[];
         // The last text first: the reverse of the order sent.
-        const scored = texts.map((_, index) => ({ index, score: (index + 1) / (texts.length + 1) }));
+        const scored = texts
+          .map((_, index) => ({ index, score: (index + 1) / (texts.length + 1) }))
+          .filter((s) => rerank.behaviour !== 'partial' || s.index < 2);
         scored.sort((a, b) => b.score - a.score);
         const answer =
           path === '/rerank'
