@@ -67,4 +67,28 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ MCP_TOOLS: 'search,,extract' })).toThrow(/MCP_TOOLS names an unknown operation ""/);
     expect(() => loadConfig({ MCP_TOOL_NAMES: 'snake' })).toThrow(/MCP_TOOL_NAMES must be one of plain, tavily/);
   });
+
+  test('the page cache: a day by default, written to the index unless INDEX_READ_PAGES=false', () => {
+    expect(loadConfig({})).toMatchObject({ pageCacheMaxAgeSeconds: 86400, indexReadPages: true, rerank: null });
+    expect(loadConfig({ PAGE_CACHE_MAX_AGE_SECONDS: '0', INDEX_READ_PAGES: 'false' })).toMatchObject({
+      pageCacheMaxAgeSeconds: 0,
+      indexReadPages: false,
+    });
+    expect(() => loadConfig({ PAGE_CACHE_MAX_AGE_SECONDS: '-1' })).toThrow(/PAGE_CACHE_MAX_AGE_SECONDS/);
+  });
+
+  test('RERANK_URL: the format follows the path unless RERANK_FORMAT says; 800 ms by default', () => {
+    expect(loadConfig({ RERANK_URL: 'http://tei:8080/' }).rerank).toEqual({
+      url: 'http://tei:8080',
+      format: 'tei',
+      model: null,
+      apiKey: null,
+      timeoutMs: 800,
+    });
+    expect(loadConfig({ RERANK_URL: 'https://api.cohere.com/v1' }).rerank?.format).toBe('cohere');
+    expect(loadConfig({ RERANK_URL: 'https://api.jina.ai/v1/rerank' }).rerank?.format).toBe('cohere');
+    expect(loadConfig({ RERANK_URL: 'http://gw/rr', RERANK_FORMAT: 'cohere' }).rerank?.format).toBe('cohere');
+    expect(() => loadConfig({ RERANK_URL: 'http://tei', RERANK_FORMAT: 'bge' })).toThrow(/RERANK_FORMAT/);
+    expect(() => loadConfig({ RERANK_URL: 'http://tei', RERANK_TIMEOUT_MS: '10' })).toThrow(/RERANK_TIMEOUT_MS/);
+  });
 });

@@ -353,6 +353,47 @@ export class EnvironmentVariables {
   @Max(120000)
   UPSTREAM_TIMEOUT_MS?: number;
 
+  /** How old a page in the local index may be and still stand for a fresh read (search and extract's max_age). */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(31536000)
+  PAGE_CACHE_MAX_AGE_SECONDS?: number;
+
+  /** Whether the pages search and extract read are written to the local index. */
+  @Transform(toBool)
+  @IsOptional()
+  @IsBoolean()
+  INDEX_READ_PAGES?: boolean;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true }, { message: 'RERANK_URL must be an absolute http(s) URL' })
+  RERANK_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsIn(['tei', 'cohere'], { message: "RERANK_FORMAT must be 'tei' or 'cohere'" })
+  RERANK_FORMAT?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  RERANK_MODEL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  RERANK_API_KEY?: string;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(50)
+  @Max(10000)
+  RERANK_TIMEOUT_MS?: number;
+
   /** The longest the main thread's event loop may be blocked before the watchdog acts (WATCHDOG_ACTION). */
   @Transform(toInt)
   @IsOptional()
@@ -463,6 +504,15 @@ export interface AppConfig {
   readonly serpapiWebSearch: boolean;
   /** Total time one upstream search call may take (connect, headers and body), in milliseconds. */
   readonly upstreamTimeoutMs: number;
+  /**
+   * Default freshness limit of the page cache: a page the local index holds that was fetched less than this many
+   * seconds ago is served instead of fetched again (search and extract; a request's max_age overrides it).
+   */
+  readonly pageCacheMaxAgeSeconds: number;
+  /** Whether pages read by search and extract are written to the local index (the page cache grows with use). */
+  readonly indexReadPages: boolean;
+  /** A rerank service for search results; null: the evidence ranking alone. */
+  readonly rerank: RerankSettings | null;
   /** How long the main thread's event loop may be blocked before the watchdog acts, in milliseconds. */
   readonly eventLoopBlockLimitMs: number;
   /**
@@ -477,6 +527,18 @@ export interface AppConfig {
 }
 
 export type WatchdogAction = 'exit' | 'log' | 'off';
+
+/**
+ * A rerank service: text-embeddings-inference (`POST {url}/rerank`) or the Cohere/Jina shape (`POST {url}/v1/rerank`);
+ * a URL already ending in /rerank is used as it is.
+ */
+export interface RerankSettings {
+  readonly url: string;
+  readonly format: 'tei' | 'cohere';
+  readonly model: string | null;
+  readonly apiKey: string | null;
+  readonly timeoutMs: number;
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -557,6 +619,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     serpapiBaseUrl: trimEndChars(vars.SERPAPI_BASE_URL ?? 'https://serpapi.com', '/'),
     serpapiWebSearch: vars.SERPAPI_WEB_SEARCH ?? false,
     upstreamTimeoutMs: vars.UPSTREAM_TIMEOUT_MS ?? 10000,
+    pageCacheMaxAgeSeconds: vars.PAGE_CACHE_MAX_AGE_SECONDS ?? 86400,
+    indexReadPages: vars.INDEX_READ_PAGES ?? true,
+    rerank: rerankSettings(vars),
     eventLoopBlockLimitMs: vars.EVENT_LOOP_BLOCK_LIMIT_MS ?? 30000,
     watchdogAction: (vars.WATCHDOG_ACTION ?? 'exit') as WatchdogAction,
     mcpTools: parseMcpTools(vars.MCP_TOOLS),
@@ -594,4 +659,19 @@ function allowHostsOf(vars: EnvironmentVariables): string[] {
 function resolveDashboardUrl(publicBaseUrl: string, dashboard: string): string {
   if (/^https?:\/\//.test(dashboard)) return trimEndChars(dashboard, '/');
   return `${publicBaseUrl}/${trimChars(dashboard, '/')}`;
+}
+
+function rerankSettings(vars: EnvironmentVariables): RerankSettings | null {
+  if (!vars.RERANK_URL) return null;
+  const url = trimEndChars(vars.RERANK_URL, '/');
+  const path = new URL(url).pathname;
+  // Unset, the format follows the path: Cohere and Jina put their API under /v1.
+  const format = (vars.RERANK_FORMAT ?? (/\/v1(\/rerank)?$/.test(path) ? 'cohere' : 'tei')) as RerankSettings['format'];
+  return {
+    url,
+    format,
+    model: vars.RERANK_MODEL ?? null,
+    apiKey: vars.RERANK_API_KEY ?? null,
+    timeoutMs: vars.RERANK_TIMEOUT_MS ?? 800,
+  };
 }
