@@ -41,8 +41,16 @@ export const peakRssBytes = () => Math.max(process.memoryUsage().rss, process.re
 function formatNumber(value: number, unit: string): string {
   if (!Number.isFinite(value)) return '—';
   const digits =
-    unit === 'ms' ? (Math.abs(value) < 10 ? 2 : 1) : Number.isInteger(value) || Math.abs(value) >= 100 ? 0 : 1;
-  return `${value.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${unit}`;
+    unit === 'ms'
+      ? Math.abs(value) < 10
+        ? 2
+        : 1
+      : Number.isInteger(value) || Math.abs(value) >= 100
+        ? 0
+        : unit === '' && Math.abs(value) < 1
+          ? 3 // a share or a score (nDCG, recall)
+          : 1;
+  return `${value.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${unit}`.trimEnd();
 }
 
 /** Prints figures as a Markdown table (a figure with `added` shows `+x ms` in the ratio column). */

@@ -11,8 +11,9 @@ const WRONG_TOKEN = 'x'.repeat(43);
  * Redeeming sign-in links is limited per client address, like requesting them: after FAILURES_ALLOWED failed
  * redemptions (wrong, expired or used tokens) the address gets 429 with Retry-After, on every node and on both
  * redemption routes (POST /auth/magic-link/verify and the dashboard's POST /dashboard/session), even for a valid
- * token; successful redemptions do not count. Each test is a client address of its own (X-Forwarded-For: the
- * service trusts its proxy).
+ * token; successful redemptions do not count. Each test is a client address of its own (X-Forwarded-For, which these
+ * apps trust as if behind a proxy: TRUST_PROXY=127.0.0.1). By default no X-Forwarded-For is believed, so a client
+ * cannot buy a fresh allowance with a forged one.
  */
 describe('sign-in link redemption: failures are limited per client address', () => {
   let smtp: SmtpSink;
@@ -50,8 +51,8 @@ describe('sign-in link redemption: failures are limited per client address', () 
     let b: TestApp;
 
     beforeAll(async () => {
-      a = await startTestApp({ env: { SMTP_URL: smtp.url } });
-      b = await startTestApp({ schema: a.schema, env: { SMTP_URL: smtp.url } });
+      a = await startTestApp({ env: { SMTP_URL: smtp.url, TRUST_PROXY: '127.0.0.1' } });
+      b = await startTestApp({ schema: a.schema, env: { SMTP_URL: smtp.url, TRUST_PROXY: 'true' } });
     });
     afterAll(async () => {
       await b?.close();
@@ -108,7 +109,7 @@ describe('sign-in link redemption: failures are limited per client address', () 
     let app: TestApp;
 
     beforeAll(async () => {
-      app = await startTestApp({ redis: false, env: { SMTP_URL: smtp.url } });
+      app = await startTestApp({ redis: false, env: { SMTP_URL: smtp.url, TRUST_PROXY: '1' } });
     });
     afterAll(async () => {
       await app?.close();
@@ -120,6 +121,26 @@ describe('sign-in link redemption: failures are limited per client address', () 
       for (let i = 0; i < FAILURES_ALLOWED; i++) expect((await verify(app, WRONG_TOKEN, ip)).status).toBe(401);
       expectLimited(await verify(app, WRONG_TOKEN, ip));
       expectLimited(await dashboardSession(app, WRONG_TOKEN, ip));
+    });
+  });
+
+  describe('without TRUST_PROXY (the default)', () => {
+    let app: TestApp;
+
+    beforeAll(async () => {
+      app = await startTestApp({ redis: false, env: { SMTP_URL: smtp.url } });
+    });
+    afterAll(async () => {
+      await app?.close();
+      if (app) await dropSchema(app.schema);
+    });
+
+    test('a forged X-Forwarded-For is not believed: every guess counts against the peer address', async () => {
+      for (let i = 0; i < FAILURES_ALLOWED; i++) {
+        const failed = await verify(app, WRONG_TOKEN, `198.51.100.${i + 1}`);
+        expect({ attempt: i + 1, status: failed.status }).toEqual({ attempt: i + 1, status: 401 });
+      }
+      expectLimited(await verify(app, WRONG_TOKEN, '198.51.100.200'));
     });
   });
 });

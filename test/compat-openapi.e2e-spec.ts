@@ -282,8 +282,22 @@ describe('the OpenAPI document and the docs page', () => {
   });
 
   test('the MCP tools are the documented request and response schemas, standing alone', () => {
-    const tools = mcpTools(doc as unknown as OpenAPIObject);
-    expect(tools.map((tool) => tool.name)).toEqual(['search', 'extract']);
+    expect(
+      mcpTools(doc as unknown as OpenAPIObject, { operations: ['search', 'extract'], naming: 'plain' }).map(
+        (tool) => tool.name,
+      ),
+    ).toEqual(['search', 'extract']);
+    const tools = mcpTools(doc as unknown as OpenAPIObject, {
+      operations: ['search', 'extract', 'crawl', 'map', 'research'],
+      naming: 'tavily',
+    });
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'tavily_search',
+      'tavily_extract',
+      'tavily_crawl',
+      'tavily_map',
+      'tavily_research',
+    ]);
     for (const tool of tools) {
       expect(JSON.stringify(tool.inputSchema)).not.toContain('$ref');
       expect(() => ajv.compile(tool.inputSchema)).not.toThrow();
@@ -291,6 +305,16 @@ describe('the OpenAPI document and the docs page', () => {
     }
     expect((tools[0]!.inputSchema.properties as Record<string, Schema>).query!.description).toEqual(
       (doc.components.schemas.SearchRequest!.properties as Record<string, Schema>).query!.description,
+    );
+    // One source of truth: the crawl, map and research tools take the REST bodies (research without stream).
+    expect(Object.keys(tools[2]!.inputSchema.properties!)).toEqual(
+      Object.keys(doc.components.schemas.CrawlRequest!.properties!),
+    );
+    expect(Object.keys(tools[3]!.inputSchema.properties!)).toEqual(
+      Object.keys(doc.components.schemas.MapRequest!.properties!),
+    );
+    expect(Object.keys(tools[4]!.inputSchema.properties!)).toEqual(
+      Object.keys(doc.components.schemas.ResearchRequest!.properties!).filter((field) => field !== 'stream'),
     );
   });
 

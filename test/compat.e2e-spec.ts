@@ -6,6 +6,7 @@ import { MESSAGES } from '../src/metering/metering.errors.js';
 import { corpusDocuments } from './fixtures/search/corpus.js';
 import { type DocsSites, startDocsSites } from './support/docs-sites.js';
 import { changePlan, chargesOf, meteredOrganization } from './support/metering-fixture.js';
+import { closedPort } from './support/failing-sites.js';
 import { SmtpSink } from './support/smtp-sink.js';
 import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
 
@@ -132,6 +133,31 @@ describe('compatibility: @tavily/core against this server', () => {
       counts: { pages: 3 },
       request_id: response.requestId,
     });
+  });
+
+  test('why: a refused URL among good ones is a failed result with its reason; a start URL that cannot be read throws it', async () => {
+    const page = sites.site.url('/articles/harbour-news.html');
+    const extracted = await client().extract([page, 'http://10.1.2.3/admin']);
+    expect(extracted.results.map((r) => r.url)).toEqual([page]);
+    expect(extracted.failedResults).toEqual([
+      { url: 'http://10.1.2.3/admin', error: expect.stringMatching(/^Refused: .*private/) },
+    ]);
+    expect(await lastCharge()).toMatchObject({
+      operation: 'extract',
+      counts: { successful_urls: 1, failed_urls: 1 },
+      request_id: extracted.requestId,
+    });
+
+    const before = (await chargesOf(app, org.orgId)).length;
+    const missing = sites.docs(sites.linksOnly.origin, 'no-such-section/');
+    await expect(
+      client().crawl(missing, { maxDepth: 1, selectPaths: ['/docs-site/no-such-section/.*'] }),
+    ).rejects.toThrow(`The start URL ${missing} could not be read: HTTP 404`);
+    const port = await closedPort();
+    await expect(client().map(`http://127.0.0.1:${port}/`)).rejects.toThrow(
+      `The start URL http://127.0.0.1:${port}/ could not be read: its robots.txt could not be fetched (connection refused)`,
+    );
+    expect(await chargesOf(app, org.orgId)).toHaveLength(before);
   });
 
   test('a bad key: every operation throws the 401 message, and nothing is charged', async () => {

@@ -153,6 +153,25 @@ describe('POST /extract', () => {
       ]);
     });
 
+    test.each([
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::1]/',
+      'http://10.1.2.3/admin',
+      'http://metadata.google.internal/',
+    ])(
+      'a refused address among good URLs fails alone, with its reason; the rest is extracted and billed: %s',
+      async (refused) => {
+        const good = article('harbour-news.html');
+        const response = await extract({ urls: [good, refused], include_usage: true });
+        expect(response.status).toBe(200);
+        expect(response.body.results.map((r: { url: string }) => r.url)).toEqual([good]);
+        expect(response.body.failed_results).toEqual([{ url: refused, error: expect.stringMatching(/^Refused: /) }]);
+        const [charge] = (await chargesOf(app, org.orgId)).filter((c) => c.request_id === response.body.request_id);
+        expect(charge).toMatchObject({ counts: { successful_urls: 1, failed_urls: 1 } });
+        expect(response.body.usage.credits).toBe(charge!.credits);
+      },
+    );
+
     test('failed URLs (404, connection refused, timeout) are in failed_results and free', async () => {
       const fresh = await meteredOrganization(app, smtp, 'extract-failures@a.test');
       const token = (await fresh.key()).key;
@@ -313,17 +332,12 @@ describe('POST /extract', () => {
       expect(response.body.detail.error).toBe(response.body.error);
     });
 
-    test.each([
-      'http://169.254.169.254/latest/meta-data/',
-      'http://[::1]/',
-      'http://10.1.2.3/admin',
-      'http://metadata.google.internal/',
-    ])('a refused address named outright: %s', async (refused) => {
+    test('every URL names a refused address outright: nothing to extract, 400 with the first reason, no charge', async () => {
       const before = (await chargesOf(app, org.orgId)).length;
-      const response = await extract({ urls: [article('harbour-news.html'), refused] });
+      const response = await extract({ urls: ['http://10.1.2.3/admin', 'http://[::1]/'] });
       expect(response.status).toBe(400);
-      expect(response.body.error).toMatch(/^Refused: /);
-      expect(response.body.error).toContain(refused);
+      expect(response.body.error).toMatch(/^Refused: .*10\.1\.2\.3.*: http:\/\/10\.1\.2\.3\/admin$/);
+      expect(response.body.detail.error).toBe(response.body.error);
       expect((await chargesOf(app, org.orgId)).length).toBe(before);
     });
 

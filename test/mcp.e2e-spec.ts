@@ -302,29 +302,43 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
       }
     });
 
-    test('unknown tools and invalid arguments are JSON-RPC errors (-32602) naming the problem, and free', async () => {
+    test('invalid arguments and refused URLs are tool errors the model can read and fix, and free', async () => {
       const { client, close } = await connect(app.url, key);
       const before = (await chargesOf(app, org.orgId)).length;
+      const toolError = async (name: string, args: Record<string, unknown>) => {
+        const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+        expect(result.isError).toBe(true);
+        expect(result.structuredContent).toBeUndefined();
+        expect(result._meta?.['searchledger/error']).toMatchObject({ status: 400 });
+        return textOf(result);
+      };
       try {
-        await expect(client.callTool({ name: 'tavily_search', arguments: { query: 'x' } })).rejects.toMatchObject({
-          code: ErrorCode.InvalidParams,
-          message: expect.stringMatching(/Tool tavily_search not found/),
-        });
-        const invalid = await client
-          .callTool({ name: 'search', arguments: { query: 'x', max_results: 50 } })
-          .catch((error: unknown) => error);
-        expect(invalid).toBeInstanceOf(McpError);
-        expect((invalid as McpError).code).toBe(ErrorCode.InvalidParams);
-        expect((invalid as McpError).message).toMatch(/Invalid arguments for tool search: max_results/);
-        await expect(client.callTool({ name: 'extract', arguments: { urls: ['not a url'] } })).rejects.toMatchObject({
-          code: ErrorCode.InvalidParams,
-          message: expect.stringMatching(/Invalid URL: "not a url"/),
-        });
-        await expect(client.callTool({ name: 'search', arguments: {} })).rejects.toMatchObject({
-          code: ErrorCode.InvalidParams,
-          message: expect.stringMatching(/query/),
-        });
+        expect(await toolError('search', { query: 'x', max_results: 50 })).toMatch(
+          /^Invalid arguments for tool search: max_results must not be greater than 20\nFix the arguments and call again; nothing was charged\.$/,
+        );
+        expect(await toolError('extract', { urls: ['not a url'] })).toMatch(
+          /^Invalid arguments for tool extract: urls: Invalid URL: "not a url"/,
+        );
+        expect(await toolError('search', {})).toMatch(/^Invalid arguments for tool search: .*query/);
+        expect(await toolError('extract', { urls: ['http://10.1.2.3/admin'] })).toMatch(
+          /^Invalid arguments for tool extract: Refused: .*http:\/\/10\.1\.2\.3\/admin/,
+        );
         expect(await chargesOf(app, org.orgId)).toHaveLength(before);
+      } finally {
+        await close();
+      }
+    });
+
+    test('an unknown tool is a JSON-RPC error (-32602) whose message does not repeat the code', async () => {
+      const { client, close } = await connect(app.url, key);
+      try {
+        const error = await client
+          .callTool({ name: 'tavily_search', arguments: { query: 'x' } })
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(McpError);
+        expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
+        // The client adds "MCP error -32602: " once; the server's own message is only the reason.
+        expect((error as McpError).message).toBe('MCP error -32602: Unknown tool: tavily_search');
       } finally {
         await close();
       }
@@ -454,7 +468,7 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
       }
     });
 
-    test('unknown method (-32601), unknown tool and invalid arguments (-32602); nothing charged', async () => {
+    test('unknown method (-32601) and unknown tool (-32602) are JSON-RPC errors; invalid arguments a tool error; nothing charged', async () => {
       const before = (await chargesOf(app, org.orgId)).length;
       const unknown = await rpc({ jsonrpc: '2.0', id: 10, method: 'resources/list' });
       expect(unknown.status).toBe(200);
@@ -465,10 +479,7 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
         method: 'tools/call',
         params: { name: 'crawl', arguments: {} },
       });
-      expect(tool.body).toMatchObject({
-        id: 11,
-        error: { code: -32602, message: expect.stringMatching(/crawl not found/) },
-      });
+      expect(tool.body).toEqual({ jsonrpc: '2.0', id: 11, error: { code: -32602, message: 'Unknown tool: crawl' } });
       const args = await rpc({
         jsonrpc: '2.0',
         id: 12,
@@ -477,8 +488,9 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
       });
       expect(args.body).toMatchObject({
         id: 12,
-        error: { code: -32602, message: expect.stringMatching(/search_depth/) },
+        result: { isError: true, content: [{ type: 'text', text: expect.stringMatching(/search_depth/) }] },
       });
+      expect(args.body.error).toBeUndefined();
       const tooMany = await rpc({
         jsonrpc: '2.0',
         id: 13,
@@ -487,10 +499,48 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
       });
       expect(tooMany.body).toMatchObject({
         id: 13,
-        error: { code: -32602, message: expect.stringMatching(/Max 20 URLs/) },
+        result: {
+          isError: true,
+          content: [{ text: expect.stringMatching(/^Invalid arguments for tool extract: Max 20 URLs/) }],
+        },
       });
       expect(await chargesOf(app, org.orgId)).toHaveLength(before);
     });
+
+    test.each(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'])(
+      'protocol version %s: invalid arguments are a tool result with isError, not a JSON-RPC error',
+      async (version) => {
+        const response = await rpc(
+          {
+            jsonrpc: '2.0',
+            id: 20,
+            method: 'tools/call',
+            params: { name: 'search', arguments: { query: 'x', max_results: 50 } },
+          },
+          { 'mcp-protocol-version': version },
+        );
+        expect(response.status).toBe(200);
+        expect(response.body).toEqual({
+          jsonrpc: '2.0',
+          id: 20,
+          result: {
+            content: [
+              {
+                type: 'text',
+                text:
+                  'Invalid arguments for tool search: max_results must not be greater than 20\n' +
+                  'Fix the arguments and call again; nothing was charged.',
+              },
+            ],
+            isError: true,
+            _meta: { 'searchledger/error': { status: 400, error: 'max_results must not be greater than 20' } },
+          },
+        });
+        // The version header is read: one the server does not speak is refused.
+        const unknown = await rpc({ jsonrpc: '2.0', id: 21, method: 'ping' }, { 'mcp-protocol-version': '1999-01-01' });
+        expect(unknown.status).toBe(400);
+      },
+    );
 
     test('a batch: one response per request, in one JSON array; usage headers of the last tool call', async () => {
       const fresh = await meteredOrganization(app, smtp, 'mcp-batch@a.test');

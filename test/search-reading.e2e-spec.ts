@@ -54,6 +54,8 @@ describe('POST /search reads the pages of upstream hits', () => {
         FETCH_ALLOW_HOSTS: '127.0.0.1',
         SEARXNG_URL: searxng.url,
         UPSTREAM_TIMEOUT_MS: '3000',
+        // Reading itself, every page fetched: the page cache (the local index it would fill) is search-page-cache's.
+        INDEX_READ_PAGES: 'false',
       },
     });
     org = await meteredOrganization(app, smtp, 'search-reading@a.test');

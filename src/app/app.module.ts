@@ -21,6 +21,7 @@ import { MeteringModule } from '../metering/metering.module.js';
 import { ObservabilityModule } from '../observability/observability.module.js';
 import { OpenApiModule } from '../openapi/openapi.module.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
+import { PageCacheModule } from '../page-cache/page-cache.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { RedisModule } from '../redis/redis.module.js';
 import { ResearchModule } from '../research/research.module.js';
@@ -37,7 +38,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         CqrsModule.forRoot(),
-        ObservabilityModule,
+        ObservabilityModule.forRoot(config),
         DatabaseModule,
         RedisModule,
         EventStoreModule,
@@ -50,6 +51,7 @@ export class AppModule {
         MeteringModule,
         LedgerModule,
         FetchModule,
+        PageCacheModule,
         ExtractModule,
         CrawlModule,
         SearchModule,

@@ -6,6 +6,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
+import type { TrustProxy } from '../config/trust-proxy.js';
 import type { AppConfig } from '../config/app-config.js';
 import { errorBody } from '../http/error-body.js';
 import { installJsonBodyGuard } from '../http/json-body-guard.js';
@@ -42,7 +43,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   const adapter = new FastifyAdapter({
     routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true },
     bodyLimit: BODY_LIMIT,
-    trustProxy: true,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     requestIdHeader: false,
     genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
       const header = request.headers['x-request-id'];
@@ -92,4 +93,10 @@ function clientErrorHandler(error: Error & { code?: string }, socket: Socket): v
     );
   }
   socket.destroy(error);
+}
+
+/** TRUST_PROXY as Fastify takes it: a hop count is the function Fastify itself makes of one (its types lack numbers). */
+function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return typeof trust === 'boolean' ? trust : [...trust];
 }

@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AppConfig } from '../config/app-config.js';
 import { DemoSeedService } from '../demo/demo-seed.service.js';
+import { MetricsListener } from '../observability/metrics-listener.js';
 import { startWatchdog } from '../observability/watchdog/start-watchdog.js';
 import { EmptyIndexHint } from '../search/empty-index-hint.service.js';
 import { createApp } from './create-app.js';
@@ -22,6 +23,8 @@ export async function startServer(
   const watchdog = startWatchdog(config) ?? undefined;
   const app = await createApp(config, { modules: options.modules, watchdog });
   await app.listen(config.port, config.host);
+  // After the public listener, so that the operator CLI (which never listens) never binds METRICS_PORT.
+  await app.get(MetricsListener).start();
   const demoKey = await app.get(DemoSeedService).seedOnce();
   const lines = [
     ...(demoKey ? [bold(`demo api key: ${demoKey}`)] : []),

@@ -53,6 +53,6 @@ const learn: CliCommand = {
 
 export const translationCommands: CommandGroup = {
   name: 'translations',
-  summary: "the index's learned translations (words for the same thing; see the README)",
+  summary: "the index's learned translations (words for the same thing; see docs/search.md)",
   commands: { learn },
 };

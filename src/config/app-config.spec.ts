@@ -45,4 +45,50 @@ describe('loadConfig', () => {
   test('an absolute DASHBOARD_URL is kept as given', () => {
     expect(loadConfig({ DASHBOARD_URL: 'https://app.example.com/' }).dashboardUrl).toBe('https://app.example.com');
   });
+
+  test('REDIS_COMMAND_TIMEOUT_MS: 1000 by default, a number of milliseconds from 50 to 60000', () => {
+    expect(loadConfig({}).redisCommandTimeoutMs).toBe(1000);
+    expect(loadConfig({ REDIS_COMMAND_TIMEOUT_MS: '250' }).redisCommandTimeoutMs).toBe(250);
+    for (const value of ['soon', '10', '600000', '1.5'])
+      expect(() => loadConfig({ REDIS_COMMAND_TIMEOUT_MS: value })).toThrow(/REDIS_COMMAND_TIMEOUT_MS/);
+  });
+
+  test('MCP tools: search and extract by default; MCP_TOOLS adds operations; MCP_TOOL_NAMES picks the naming', () => {
+    expect(loadConfig({})).toMatchObject({ mcpTools: ['search', 'extract'], mcpToolNames: 'plain' });
+    expect(loadConfig({ MCP_TOOLS: ' research, Map,search ,extract,crawl', MCP_TOOL_NAMES: 'tavily' })).toMatchObject({
+      mcpTools: ['search', 'extract', 'crawl', 'map', 'research'],
+      mcpToolNames: 'tavily',
+    });
+    expect(() => loadConfig({ MCP_TOOLS: 'search,extract,usage' })).toThrow(
+      /MCP_TOOLS names an unknown operation "usage"/,
+    );
+    expect(() => loadConfig({ MCP_TOOLS: 'search,crawl' })).toThrow(/MCP_TOOLS must include extract/);
+    expect(() => loadConfig({ MCP_TOOLS: 'search,extract,map,map' })).toThrow(/MCP_TOOLS names an operation twice/);
+    expect(() => loadConfig({ MCP_TOOLS: 'search,,extract' })).toThrow(/MCP_TOOLS names an unknown operation ""/);
+    expect(() => loadConfig({ MCP_TOOL_NAMES: 'snake' })).toThrow(/MCP_TOOL_NAMES must be one of plain, tavily/);
+  });
+
+  test('the page cache: a day by default, written to the index unless INDEX_READ_PAGES=false', () => {
+    expect(loadConfig({})).toMatchObject({ pageCacheMaxAgeSeconds: 86400, indexReadPages: true, rerank: null });
+    expect(loadConfig({ PAGE_CACHE_MAX_AGE_SECONDS: '0', INDEX_READ_PAGES: 'false' })).toMatchObject({
+      pageCacheMaxAgeSeconds: 0,
+      indexReadPages: false,
+    });
+    expect(() => loadConfig({ PAGE_CACHE_MAX_AGE_SECONDS: '-1' })).toThrow(/PAGE_CACHE_MAX_AGE_SECONDS/);
+  });
+
+  test('RERANK_URL: the format follows the path unless RERANK_FORMAT says; 800 ms by default', () => {
+    expect(loadConfig({ RERANK_URL: 'http://tei:8080/' }).rerank).toEqual({
+      url: 'http://tei:8080',
+      format: 'tei',
+      model: null,
+      apiKey: null,
+      timeoutMs: 800,
+    });
+    expect(loadConfig({ RERANK_URL: 'https://api.cohere.com/v1' }).rerank?.format).toBe('cohere');
+    expect(loadConfig({ RERANK_URL: 'https://api.jina.ai/v1/rerank' }).rerank?.format).toBe('cohere');
+    expect(loadConfig({ RERANK_URL: 'http://gw/rr', RERANK_FORMAT: 'cohere' }).rerank?.format).toBe('cohere');
+    expect(() => loadConfig({ RERANK_URL: 'http://tei', RERANK_FORMAT: 'bge' })).toThrow(/RERANK_FORMAT/);
+    expect(() => loadConfig({ RERANK_URL: 'http://tei', RERANK_TIMEOUT_MS: '10' })).toThrow(/RERANK_TIMEOUT_MS/);
+  });
 });

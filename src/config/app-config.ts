@@ -1,8 +1,29 @@
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, validateSync } from 'class-validator';
+import { AllowEntryError, parseAllowEntry } from '../fetch/allow-entry.js';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  Validate,
+  validateSync,
+} from 'class-validator';
 import { trimChars, trimEndChars } from '../common/linear-text.js';
+import {
+  MCP_TOOL_NAMINGS,
+  type McpOperation,
+  type McpToolNaming,
+  McpToolsList,
+  parseMcpTools,
+} from './mcp-tools.setting.js';
+import { parseTrustProxy, type TrustProxy, trustProxyProblem } from './trust-proxy.js';
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const toBool = ({ value }: { value: unknown }) =>
@@ -67,6 +88,14 @@ export class EnvironmentVariables {
   @IsString()
   REDIS_PREFIX?: string;
 
+  /** How long a Redis command waits for a lost connection to come back before it fails (the call answers 503). */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(50)
+  @Max(60000)
+  REDIS_COMMAND_TIMEOUT_MS?: number;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^(esdb|esdb\+discover):\/\/.+/, { message: 'EVENTSTORE_URL must be an esdb:// connection string' })
@@ -101,6 +130,25 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsIn(['json', 'pretty', 'auto'])
   LOG_FORMAT?: 'json' | 'pretty' | 'auto';
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]{16,256}$/, {
+    message: 'METRICS_TOKEN must be 16 to 256 printable ASCII characters without spaces',
+  })
+  METRICS_TOKEN?: string;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  METRICS_PORT?: number;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  METRICS_HOST?: string;
 
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -172,6 +220,12 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsString()
   FETCH_ALLOW_HOSTS?: string;
+
+  /** See trust-proxy.ts. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  TRUST_PROXY?: string;
 
   /** Requests in flight at once to one host that FETCH_ALLOW_HOSTS names (hosts the operator runs). */
   @Transform(toInt)
@@ -304,6 +358,47 @@ export class EnvironmentVariables {
   @Max(120000)
   UPSTREAM_TIMEOUT_MS?: number;
 
+  /** How old a page in the local index may be and still stand for a fresh read (search and extract's max_age). */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(31536000)
+  PAGE_CACHE_MAX_AGE_SECONDS?: number;
+
+  /** Whether the pages search and extract read are written to the local index. */
+  @Transform(toBool)
+  @IsOptional()
+  @IsBoolean()
+  INDEX_READ_PAGES?: boolean;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsUrl({ require_tld: false, require_protocol: true }, { message: 'RERANK_URL must be an absolute http(s) URL' })
+  RERANK_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsIn(['tei', 'cohere'], { message: "RERANK_FORMAT must be 'tei' or 'cohere'" })
+  RERANK_FORMAT?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  RERANK_MODEL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  RERANK_API_KEY?: string;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(50)
+  @Max(10000)
+  RERANK_TIMEOUT_MS?: number;
+
   /** The longest the main thread's event loop may be blocked before the watchdog acts (WATCHDOG_ACTION). */
   @Transform(toInt)
   @IsOptional()
@@ -316,12 +411,25 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsIn(['exit', 'log', 'off'])
   WATCHDOG_ACTION?: string;
+
+  /** The operations POST /mcp offers as tools (search and extract always among them). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Validate(McpToolsList)
+  MCP_TOOLS?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsIn(MCP_TOOL_NAMINGS, { message: `MCP_TOOL_NAMES must be one of ${MCP_TOOL_NAMINGS.join(', ')}` })
+  MCP_TOOL_NAMES?: string;
 }
 
 export interface AppConfig {
   readonly mode: 'embedded' | 'services';
   readonly port: number;
   readonly host: string;
+  /** Whose X-Forwarded-For gives the client's address (trust-proxy.ts). */
+  readonly trustProxy: TrustProxy;
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
   readonly databaseSchema: string;
@@ -332,6 +440,8 @@ export interface AppConfig {
   readonly databaseQueryTimeoutMs: number;
   readonly redisUrl: string | undefined;
   readonly redisPrefix: string;
+  /** The longest a Redis command waits for a lost connection to come back before it fails, in milliseconds. */
+  readonly redisCommandTimeoutMs: number;
   readonly eventStoreUrl: string | undefined;
   readonly smtpUrl: string | undefined;
   readonly mailFrom: string;
@@ -340,6 +450,11 @@ export interface AppConfig {
   readonly logLevel: string;
   /** `json`: one JSON object a line; `pretty`: one human-readable line each; `auto`: pretty when stdout is a terminal. */
   readonly logFormat: 'json' | 'pretty' | 'auto';
+  /** When set, GET /metrics requires `Authorization: Bearer <metricsToken>`. */
+  readonly metricsToken: string | null;
+  /** When set, /metrics is served on a listener of its own (metricsHost:metricsPort), not on the public one. */
+  readonly metricsPort: number | null;
+  readonly metricsHost: string;
   readonly apiKeyPrefix: string;
   readonly magicLinkTtlSeconds: number;
   readonly sessionTtlSeconds: number;
@@ -353,7 +468,10 @@ export interface AppConfig {
   readonly runProjections: boolean;
   /** How long the projector, woken by an append, gathers further events before applying them in one transaction. */
   readonly projectionGatherMs: number;
-  /** Hosts, IP addresses or CIDRs the fetcher may reach despite the SSRF rules (tests: 127.0.0.1). */
+  /**
+   * Hosts, `*.domain`, IP addresses or CIDRs the fetcher may reach despite the SSRF rules, each on every port or on
+   * one (`host:port`, `[::1]:port`, `10.0.0.0/8:port`); every entry can match (checked at start-up).
+   */
   readonly fetchAllowHosts: readonly string[];
   readonly fetchUserAgent: string;
   /**
@@ -393,6 +511,15 @@ export interface AppConfig {
   readonly serpapiWebSearch: boolean;
   /** Total time one upstream search call may take (connect, headers and body), in milliseconds. */
   readonly upstreamTimeoutMs: number;
+  /**
+   * Default freshness limit of the page cache: a page the local index holds that was fetched less than this many
+   * seconds ago is served instead of fetched again (search and extract; a request's max_age overrides it).
+   */
+  readonly pageCacheMaxAgeSeconds: number;
+  /** Whether pages read by search and extract are written to the local index (the page cache grows with use). */
+  readonly indexReadPages: boolean;
+  /** A rerank service for search results; null: the evidence ranking alone. */
+  readonly rerank: RerankSettings | null;
   /** How long the main thread's event loop may be blocked before the watchdog acts, in milliseconds. */
   readonly eventLoopBlockLimitMs: number;
   /**
@@ -400,9 +527,25 @@ export interface AppConfig {
    * supervisor to restart it), `log` only logs, `off` starts no watchdog.
    */
   readonly watchdogAction: WatchdogAction;
+  /** The operations POST /mcp offers as tools: search and extract, and crawl, map and research on the operator's say. */
+  readonly mcpTools: readonly McpOperation[];
+  /** How the tools are named: as the operations (`search`), or as tavily-mcp names them (`tavily_search`). */
+  readonly mcpToolNames: McpToolNaming;
 }
 
 export type WatchdogAction = 'exit' | 'log' | 'off';
+
+/**
+ * A rerank service: text-embeddings-inference (`POST {url}/rerank`) or the Cohere/Jina shape (`POST {url}/v1/rerank`);
+ * a URL already ending in /rerank is used as it is.
+ */
+export interface RerankSettings {
+  readonly url: string;
+  readonly format: 'tei' | 'cohere';
+  readonly model: string | null;
+  readonly apiKey: string | null;
+  readonly timeoutMs: number;
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -421,13 +564,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       errors.flatMap((e) => Object.values(e.constraints ?? { invalid: `${e.property} is invalid` })),
     );
   }
+  const trustProxy = trustProxyProblem(vars.TRUST_PROXY);
+  if (trustProxy) throw new ConfigError([trustProxy]);
   const port = vars.PORT ?? 3000;
+  const problems = crossChecks(vars, port);
+  if (problems.length > 0) throw new ConfigError(problems);
   const publicBaseUrl = trimEndChars(vars.PUBLIC_BASE_URL ?? `http://localhost:${port}`, '/');
   const dashboardUrl = resolveDashboardUrl(publicBaseUrl, vars.DASHBOARD_URL ?? '/dashboard');
   return {
     mode: vars.DATABASE_URL ? 'services' : 'embedded',
     port,
     host: vars.HOST ?? '0.0.0.0',
+    trustProxy: parseTrustProxy(vars.TRUST_PROXY),
     dataDir: vars.DATA_DIR ?? './data',
     databaseUrl: vars.DATABASE_URL,
     databaseSchema: vars.DATABASE_SCHEMA ?? 'public',
@@ -436,6 +584,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     databaseQueryTimeoutMs: vars.DATABASE_QUERY_TIMEOUT_MS ?? 30000,
     redisUrl: vars.REDIS_URL,
     redisPrefix: vars.REDIS_PREFIX ?? 'sla:',
+    redisCommandTimeoutMs: vars.REDIS_COMMAND_TIMEOUT_MS ?? 1000,
     eventStoreUrl: vars.EVENTSTORE_URL,
     smtpUrl: vars.SMTP_URL,
     mailFrom: vars.MAIL_FROM ?? 'Search API <no-reply@localhost>',
@@ -443,6 +592,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dashboardUrl,
     logLevel: vars.LOG_LEVEL ?? 'info',
     logFormat: vars.LOG_FORMAT ?? 'auto',
+    metricsToken: vars.METRICS_TOKEN ?? null,
+    metricsPort: vars.METRICS_PORT ?? null,
+    metricsHost: vars.METRICS_HOST ?? vars.HOST ?? '0.0.0.0',
     apiKeyPrefix: vars.API_KEY_PREFIX ?? 'sk',
     magicLinkTtlSeconds: vars.MAGIC_LINK_TTL_SECONDS ?? 900,
     sessionTtlSeconds: vars.SESSION_TTL_SECONDS ?? 30 * 86400,
@@ -453,10 +605,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     readyMaxProjectionLagMs: vars.READY_MAX_PROJECTION_LAG_MS ?? 30000,
     runProjections: vars.RUN_PROJECTIONS ?? true,
     projectionGatherMs: vars.PROJECTION_GATHER_MS ?? 5,
-    fetchAllowHosts: (vars.FETCH_ALLOW_HOSTS ?? '')
-      .split(',')
-      .map((h) => h.trim())
-      .filter(Boolean),
+    fetchAllowHosts: allowHostsOf(vars),
     fetchUserAgent: vars.FETCH_USER_AGENT ?? 'SearchLedgerBot/0.1 (+https://github.com/search-ledger-api)',
     fetchOwnedHostConcurrency: vars.FETCH_OWNED_HOST_CONCURRENCY ?? null,
     extractThreads: vars.EXTRACT_THREADS ?? os.availableParallelism(),
@@ -478,12 +627,59 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     serpapiBaseUrl: trimEndChars(vars.SERPAPI_BASE_URL ?? 'https://serpapi.com', '/'),
     serpapiWebSearch: vars.SERPAPI_WEB_SEARCH ?? false,
     upstreamTimeoutMs: vars.UPSTREAM_TIMEOUT_MS ?? 10000,
+    pageCacheMaxAgeSeconds: vars.PAGE_CACHE_MAX_AGE_SECONDS ?? 86400,
+    indexReadPages: vars.INDEX_READ_PAGES ?? true,
+    rerank: rerankSettings(vars),
     eventLoopBlockLimitMs: vars.EVENT_LOOP_BLOCK_LIMIT_MS ?? 30000,
     watchdogAction: (vars.WATCHDOG_ACTION ?? 'exit') as WatchdogAction,
+    mcpTools: parseMcpTools(vars.MCP_TOOLS),
+    mcpToolNames: (vars.MCP_TOOL_NAMES ?? 'plain') as McpToolNaming,
   };
+}
+
+/** Rules that name more than one variable, or look inside a list. */
+function crossChecks(vars: EnvironmentVariables, port: number): string[] {
+  const problems: string[] = [];
+  for (const entry of allowHostsOf(vars)) {
+    try {
+      parseAllowEntry(entry);
+    } catch (error) {
+      if (!(error instanceof AllowEntryError)) throw error;
+      problems.push(error.message);
+    }
+  }
+  if (vars.METRICS_PORT !== undefined && vars.METRICS_PORT === port) {
+    problems.push('METRICS_PORT must differ from PORT (it is the separate listener of /metrics)');
+  }
+  if (vars.METRICS_HOST !== undefined && vars.METRICS_PORT === undefined) {
+    problems.push('METRICS_HOST needs METRICS_PORT (the separate listener of /metrics)');
+  }
+  return problems;
+}
+
+function allowHostsOf(vars: EnvironmentVariables): string[] {
+  return (vars.FETCH_ALLOW_HOSTS ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
 }
 
 function resolveDashboardUrl(publicBaseUrl: string, dashboard: string): string {
   if (/^https?:\/\//.test(dashboard)) return trimEndChars(dashboard, '/');
   return `${publicBaseUrl}/${trimChars(dashboard, '/')}`;
+}
+
+function rerankSettings(vars: EnvironmentVariables): RerankSettings | null {
+  if (!vars.RERANK_URL) return null;
+  const url = trimEndChars(vars.RERANK_URL, '/');
+  const path = new URL(url).pathname;
+  // Unset, the format follows the path: Cohere and Jina put their API under /v1.
+  const format = (vars.RERANK_FORMAT ?? (/\/v1(\/rerank)?$/.test(path) ? 'cohere' : 'tei')) as RerankSettings['format'];
+  return {
+    url,
+    format,
+    model: vars.RERANK_MODEL ?? null,
+    apiKey: vars.RERANK_API_KEY ?? null,
+    timeoutMs: vars.RERANK_TIMEOUT_MS ?? 800,
+  };
 }

@@ -1,5 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import type { AddressPolicy } from '../fetch/address-policy.js';
+import { portOfUrl } from '../fetch/allow-entry.js';
 import { errorBody } from '../http/error-body.js';
 import { MAX_PAGES_PER_CALL } from '../metering/metered-operation.js';
 import { CrawlFilters } from './crawl-filters.js';
@@ -15,6 +16,8 @@ const RESPONSE_RESERVE_MS = 2_000;
 export interface ResolvedRequest {
   /** As the caller wrote it (trimmed): the response's `base_url`. */
   readonly baseUrl: string;
+  /** The URL the run starts from (normalized, with a scheme). */
+  readonly startUrl: string;
   readonly instructions: string | null;
   plan(mode: FrontierPlan['mode']): FrontierPlan;
 }
@@ -23,13 +26,15 @@ export interface ResolvedRequest {
 export function resolveRequest(body: MapRequestDto, addresses: AddressPolicy, startedAt: number): ResolvedRequest {
   const startUrl = parseStartUrl(body.url);
   if (!startUrl) throw badRequest(`url is not a valid http(s) URL: ${JSON.stringify(body.url.slice(0, 200))}`);
-  const refusal = addresses.checkHost(new URL(startUrl).hostname);
+  const start = new URL(startUrl);
+  const refusal = addresses.checkHost(start.hostname, portOfUrl(start));
   if (refusal) throw badRequest(`url is not allowed: ${refusal.message}`);
   const instructions = body.instructions?.trim() || null;
   const timeoutMs = (body.timeout ?? DEFAULTS.timeoutSeconds) * 1000;
   const deadline = startedAt + timeoutMs - Math.min(RESPONSE_RESERVE_MS, timeoutMs * 0.05);
   return {
     baseUrl: body.url.trim(),
+    startUrl,
     instructions,
     plan: (mode) => ({
       startUrl,

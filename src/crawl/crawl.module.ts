@@ -11,8 +11,8 @@ import { SiteIndexer } from './site-indexer.service.js';
 
 /**
  * Map and crawl: one frontier (frontier.ts) over the fetcher, robots.txt and the per-host scheduler of FetchModule,
- * and the content extractor for crawl. Exports DocumentIndexWriter, the writer of the local search index, and
- * SiteIndexer, the CLI's `index <site> --crawl`.
+ * and the content extractor for crawl. Exports DocumentIndexWriter, the writer of the local search index,
+ * SiteIndexer (the CLI's `index <site> --crawl`), and the map and crawl services for the MCP tools.
  */
 @Module({
   imports: [FetchModule, ExtractModule],
@@ -29,6 +29,6 @@ import { SiteIndexer } from './site-indexer.service.js';
       useFactory: (config: AppConfig) => new AddressPolicy(config.fetchAllowHosts),
     },
   ],
-  exports: [DocumentIndexWriter, SiteIndexer],
+  exports: [DocumentIndexWriter, SiteIndexer, MapService, CrawlService],
 })
 export class CrawlModule {}

@@ -18,7 +18,7 @@ import type { CrawlRequestDto } from './dto/crawl-request.dto.js';
 import { Frontier } from './frontier.js';
 import { IndexFeed } from './index-feed.js';
 import { extractingVisitor } from './extracting-visitor.js';
-import { rejectRefusedStart } from './start-failure.js';
+import { rejectFailedStart } from './start-failure.js';
 
 const PAGE_TIMEOUT_MS = { basic: 15_000, advanced: 30_000 } as const;
 const DEFAULT_CHUNKS_PER_SOURCE = 3;
@@ -75,7 +75,7 @@ export class CrawlService {
     };
     const outcome = await this.frontier.run(plan, visitor);
     await feed.drain();
-    if (outcome.pages.length === 0) rejectRefusedStart(outcome.startError);
+    if (outcome.pages.length === 0) rejectFailedStart(outcome.startError, request.startUrl, request.baseUrl);
 
     const pages = outcome.pages.flatMap((page) => (page.visit?.payload ? [page.visit.payload] : []));
     const instructions = request.instructions;

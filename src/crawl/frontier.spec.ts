@@ -29,6 +29,8 @@ function fakeVisitor(graph: Graph, redirects: Record<string, string> = {}, visit
 function fakeRobots(disallowed: string[] = [], sitemaps: string[] = []): RobotsPolicy {
   return {
     isAllowed: async (url) => !disallowed.some((prefix) => new URL(url).pathname.startsWith(prefix)),
+    disallowedBecause: async (url) =>
+      disallowed.some((prefix) => new URL(url).pathname.startsWith(prefix)) ? 'its robots.txt disallows it' : null,
     sitemaps: async () => sitemaps,
     crawlDelayMs: async () => null,
   };

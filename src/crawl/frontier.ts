@@ -117,6 +117,16 @@ export const MAX_DISCOVERED_PAGES = 3000;
 /** A crawl-delay beyond this is treated as this (the deadline bounds the crawl anyway). */
 const MAX_CRAWL_DELAY_MS = 30_000;
 
+/** The start page was not visited: robots.txt disallows it, or could not be read. */
+export class StartDisallowedError extends Error {
+  readonly code = 'robots_disallowed';
+
+  constructor(reason: string | null) {
+    super(reason ?? 'its robots.txt disallows it');
+    this.name = 'StartDisallowedError';
+  }
+}
+
 export class Frontier {
   constructor(
     private readonly fetcher: Fetcher,
@@ -203,6 +213,8 @@ class FrontierRun<P> {
       const start = this.plan.startUrl;
       if (await this.allowedByRobots(start)) {
         this.add(start, 0, '', this.plan.filters.admits(new URL(start)));
+      } else {
+        this.startError = new StartDisallowedError(await this.robots.disallowedBecause(start).catch(() => null));
       }
       if (this.plan.mode === 'crawl' && !this.ranker) await this.runPipelined(sitemapPages);
       else await this.runByLevel(sitemapPages);

@@ -8,7 +8,7 @@ import { cutShort, resolveRequest, responseTime } from './crawl-request.js';
 import type { MapRequestDto } from './dto/map-request.dto.js';
 import { Frontier } from './frontier.js';
 import { linkVisitor } from './link-visitor.js';
-import { rejectRefusedStart } from './start-failure.js';
+import { rejectFailedStart } from './start-failure.js';
 
 /**
  * POST /map: the URLs of a site, found by following links (fetched, not extracted) and reading its sitemaps. A map cut
@@ -31,7 +31,7 @@ export class MapService {
     const startedAt = Date.now();
     const request = resolveRequest(body, this.addresses, startedAt);
     const outcome = await this.frontier.run(request.plan('map'), linkVisitor(this.fetcher));
-    if (outcome.pages.length === 0) rejectRefusedStart(outcome.startError);
+    if (outcome.pages.length === 0) rejectFailedStart(outcome.startError, request.startUrl, request.baseUrl);
     const results = outcome.pages.map((page) => page.url);
     return {
       body: {

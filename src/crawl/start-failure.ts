@@ -1,12 +1,35 @@
+import { HttpException } from '@nestjs/common';
+import { errorBody } from '../http/error-body.js';
 import { badRequest } from './crawl-request.js';
 
+/** The status of a map or crawl whose start page could not be read: the site, its upstream, failed (as 502 says). */
+export const START_FAILED_STATUS = 502;
+
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+const FAILURE_PREFIX = /^Failed to (?:fetch url|extract content): /;
+
 /**
- * A start URL whose host resolves to a refused address (private, loopback, metadata, ...) is the caller's error, as a
- * literal refused address is: 400, not an empty 200. Any other failure of the start page is an empty result.
+ * A map or crawl that found no page at all, because its start page failed, says why instead of answering an empty
+ * 200. A start URL whose host resolves to a refused address (private, loopback, metadata, ...) is the caller's error,
+ * as a literal refused address is: 400. Any other failure of the start page (an HTTP error status, a refused
+ * connection, a timeout, a page with nothing to read, a robots.txt that disallows it or cannot be fetched) is a 502
+ * that names the URL and the reason: the official
+ * clients throw with it (`detail.error`), and nothing is billed. A start URL given without a scheme was tried as
+ * https://; when that fails to connect, the message says to give http:// for a site served only over http.
  */
-export function rejectRefusedStart(error: unknown): void {
+export function rejectFailedStart(error: unknown, startUrl: string, givenUrl: string): void {
   if (!error || typeof error !== 'object') return;
   const { code, message } = error as { code?: unknown; message?: unknown };
-  const refused = code === 'blocked_address' || (typeof message === 'string' && /^Refused: /.test(message));
-  if (refused) throw badRequest(`url is not allowed: ${String(message)}`);
+  const text = typeof message === 'string' && message !== '' ? message : 'the page could not be read';
+  if (code === 'blocked_address' || /^Refused: /.test(text)) throw badRequest(`url is not allowed: ${text}`);
+  const reason = text.replace(FAILURE_PREFIX, '');
+  const httpStatus = /^HTTP \d/.test(reason);
+  const hint =
+    !SCHEME.test(givenUrl) && startUrl.startsWith('https://') && !httpStatus
+      ? `; no scheme was given, so https:// was tried: for a site served only over http, give ${startUrl.replace(/^https:/, 'http:')}`
+      : '';
+  throw new HttpException(
+    errorBody(`The start URL ${startUrl} could not be read: ${reason}${hint}`),
+    START_FAILED_STATUS,
+  );
 }

@@ -1,9 +1,13 @@
 import { BadRequestException, Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { AddressPolicy } from '../fetch/address-policy.js';
+import { portOfUrl } from '../fetch/allow-entry.js';
 import { errorBody } from '../http/error-body.js';
 import { MAX_EXTRACT_URLS } from '../metering/metered-operation.js';
 import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import { PageCache } from '../page-cache/page-cache.js';
+import type { CachedPage } from '../page-cache/cached-page.js';
+import { relevantChunks } from './chunks/chunk-content.js';
 import type { ExtractResponseDto, ExtractResultDto } from './dto/extract-response.dto.js';
 import {
   CONTENT_EXTRACTOR,
@@ -18,12 +22,25 @@ import type { ExtractRequestDto } from './dto/extract-request.dto.js';
 export const EXTRACT_CONCURRENCY = 5;
 /** Per-URL total time when the request gives no `timeout`. */
 export const DEFAULT_TIMEOUT_SECONDS = 30;
+const DEFAULT_CHUNKS_PER_SOURCE = 3;
+
+type Outcome = { page: Shown } | { error: string };
+
+/** A page as a result shows it: the complete page (read or cached) cut to what the request asked for. */
+interface Shown {
+  readonly title: string | null;
+  readonly rawContent: string;
+  readonly images: readonly string[];
+  readonly favicon: string | null;
+}
 
 /**
  * POST /extract: the named URLs (de-duplicated) extracted five at a time, each within the request's timeout;
  * successes in `results`, failures in `failed_results` (free). A URL that names a refused address outright (an IP
- * literal the SSRF rules refuse) makes the whole request a 400; names that resolve to refused addresses fail on
- * their own, in `failed_results`.
+ * literal or a name the SSRF rules refuse) is not fetched and fails on its own, in `failed_results` with the reason,
+ * as names that resolve to refused addresses do; only a request whose every URL is refused outright is a 400. At basic
+ * depth in markdown (the pages search reads), the page cache serves a copy younger than max_age instead of fetching
+ * it, and every page read goes to it.
  */
 @Injectable()
 export class ExtractService {
@@ -32,6 +49,7 @@ export class ExtractService {
   constructor(
     @Inject(CONTENT_EXTRACTOR) private readonly extractor: ContentExtractor,
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly cache: PageCache,
   ) {
     this.policy = new AddressPolicy(config.fetchAllowHosts);
   }
@@ -40,9 +58,12 @@ export class ExtractService {
     const started = performance.now();
     const urls = [...new Set(request.urls.map((url) => url.trim()))];
     if (request.urls.length > MAX_EXTRACT_URLS) throw badRequest(`Max ${MAX_EXTRACT_URLS} URLs are allowed.`);
-    for (const url of urls) {
-      const refusal = this.policy.checkHost(new URL(url).hostname);
-      if (refusal) throw badRequest(`${refusal.message}: ${url}`);
+    // A URL that names a refused address outright fails on its own, with the reason; only when every URL does is
+    // there nothing to extract, and the request is the caller's error.
+    const refusals = new Map(urls.flatMap((url) => refusalOf(this.policy, url)));
+    if (refusals.size === urls.length) {
+      const [url, reason] = refusals.entries().next().value!;
+      throw badRequest(`${reason}: ${url}`);
     }
     const options: ExtractOptions = {
       depth: request.extract_depth ?? 'basic',
@@ -50,10 +71,20 @@ export class ExtractService {
       includeImages: request.include_images === true,
       includeFavicon: request.include_favicon === true,
       query: request.query?.trim() || undefined,
-      chunksPerSource: request.chunks_per_source ?? 3,
+      chunksPerSource: request.chunks_per_source ?? DEFAULT_CHUNKS_PER_SOURCE,
       timeoutMs: Math.round((request.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000),
     };
-    const outcomes = await mapWithConcurrency(urls, EXTRACT_CONCURRENCY, (url) => this.extractOne(url, options));
+    const cacheable = options.depth === 'basic' && options.format === 'markdown';
+    const { fresh } = cacheable
+      ? await this.cache.lookup(urls, this.cache.policyFor(request.max_age, false))
+      : { fresh: new Map<string, CachedPage>() };
+    const outcomes = await mapWithConcurrency(urls, EXTRACT_CONCURRENCY, (url): Promise<Outcome> => {
+      const refused = refusals.get(url);
+      if (refused) return Promise.resolve({ error: refused });
+      const cached = fresh.get(url);
+      if (cached) return Promise.resolve({ page: shown(cached.title, cached.markdown, cached, options) });
+      return cacheable ? this.extractThroughCache(url, options) : this.extractOne(url, options);
+    });
     const results: ExtractResultDto[] = [];
     const failed: { url: string; error: string }[] = [];
     urls.forEach((url, i) => {
@@ -78,9 +109,35 @@ export class ExtractService {
       return { error: error instanceof ExtractError ? error.message : 'Failed to extract content' };
     }
   }
+
+  /** The complete page (images, favicon, no query) is read, remembered by the cache, then cut to the request. */
+  private async extractThroughCache(url: string, options: ExtractOptions): Promise<Outcome> {
+    const complete = { ...options, includeImages: true, includeFavicon: true, query: undefined };
+    const outcome = await this.extractOne(url, complete);
+    if ('error' in outcome) return outcome;
+    this.cache.remember(outcome.page);
+    return { page: shown(outcome.page.title, outcome.page.rawContent, outcome.page, options) };
+  }
 }
 
-function toResult(url: string, page: ExtractedPage, options: ExtractOptions): ExtractResultDto {
+/** A complete page (markdown) as the request asks for it: its query's passages, its images and favicon or none. */
+function shown(
+  title: string | null,
+  markdown: string,
+  page: { readonly images: readonly string[]; readonly favicon: string | null },
+  options: ExtractOptions,
+): Shown {
+  return {
+    title,
+    rawContent: options.query
+      ? relevantChunks(markdown, options.query, options.chunksPerSource ?? DEFAULT_CHUNKS_PER_SOURCE)
+      : markdown,
+    images: options.includeImages ? page.images : [],
+    favicon: options.includeFavicon ? page.favicon : null,
+  };
+}
+
+function toResult(url: string, page: Shown, options: ExtractOptions): ExtractResultDto {
   const item: ExtractResultDto = {
     url,
     title: page.title,
@@ -89,6 +146,12 @@ function toResult(url: string, page: ExtractedPage, options: ExtractOptions): Ex
   };
   if (options.includeFavicon) item.favicon = page.favicon;
   return item;
+}
+
+function refusalOf(policy: AddressPolicy, url: string): [string, string][] {
+  const target = new URL(url);
+  const refusal = policy.checkHost(target.hostname, portOfUrl(target));
+  return refusal ? [[url, refusal.message]] : [];
 }
 
 function badRequest(message: string): BadRequestException {

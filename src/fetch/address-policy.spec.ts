@@ -121,6 +121,32 @@ describe('AddressPolicy', () => {
         expect([host, allow.isAllowListed(host)]).toEqual([host, false]);
     });
 
+    it('an entry with a port admits that port only; a check that does not say the port fails closed', () => {
+      const allow = new AddressPolicy(['127.0.0.1:8080', '[::1]:8443', 'intranet.test:80', '10.0.0.0/8:3000']);
+      expect(allow.checkHost('127.0.0.1', 8080)).toBeNull();
+      expect(allow.checkAddress('127.0.0.1', 'localhost', 8080)).toBeNull();
+      expect(allow.checkAddress('::ffff:127.0.0.1', undefined, 8080)).toBeNull();
+      expect(allow.checkHost('[::1]', 8443)).toBeNull();
+      expect(allow.checkAddress('10.9.9.9', 'db.test', 3000)).toBeNull();
+      expect(allow.checkAddress('10.0.0.1', 'intranet.test', 80)).toBeNull();
+      for (const [host, port] of [
+        ['127.0.0.1', 6379],
+        ['127.0.0.1', undefined],
+        ['[::1]', 8080],
+        ['10.9.9.9', 5432],
+      ] as const)
+        expect([host, port, allow.checkHost(host, port)?.code]).toEqual([host, port, 'EBLOCKED']);
+      expect(allow.checkAddress('127.0.0.1', 'localhost', 6379)?.reason).toBe('loopback');
+      expect(allow.checkAddress('10.0.0.1', 'intranet.test', 8080)?.reason).toBe('private');
+      // The hosts an operator runs (crawl concurrency), on whatever port.
+      expect(allow.isAllowListed('127.0.0.1')).toBe(true);
+      expect(allow.isAllowListed('intranet.test')).toBe(true);
+    });
+
+    it('refuses, when built, an entry that cannot match', () => {
+      expect(() => new AddressPolicy(['127.0.0.1:http'])).toThrow(/FETCH_ALLOW_HOSTS entry "127.0.0.1:http"/);
+    });
+
     it('ignores blank entries', () => {
       expect(new AddressPolicy(['', ' ']).checkHost('127.0.0.1')?.reason).toBe('loopback');
     });

@@ -1,6 +1,5 @@
 import ipaddr from 'ipaddr.js';
-
-type Address = ipaddr.IPv4 | ipaddr.IPv6;
+import { type Address, type AllowEntry, parseAllowEntry } from './allow-entry.js';
 
 /** Why an address is refused, phrased to follow "the address X is …". */
 const DESCRIPTIONS: Record<string, string> = {
@@ -97,19 +96,6 @@ export function describeReason(reason: string): string {
   return DESCRIPTIONS[reason] ?? `in a special-purpose range (${reason})`;
 }
 
-type AllowEntry = { kind: 'host'; host: string } | { kind: 'range'; range: [Address, number] };
-
-function parseAllowEntry(entry: string): AllowEntry {
-  const value = entry.trim().toLowerCase();
-  if (value.includes('/') && ipaddr.isValidCIDR(value)) return { kind: 'range', range: ipaddr.parseCIDR(value) };
-  const bare = bareHost(value);
-  if (ipaddr.isValid(bare)) {
-    const address = ipaddr.parse(bare);
-    return { kind: 'range', range: [address, address.kind() === 'ipv4' ? 32 : 128] };
-  }
-  return { kind: 'host', host: bare };
-}
-
 /** IPv4-mapped IPv6 addresses and ranges in their IPv4 form, so that `::ffff:127.0.0.1` matches 127.0.0.1/32. */
 function normalizeRange([address, bits]: [Address, number]): [Address, number] {
   if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96)
@@ -117,61 +103,86 @@ function normalizeRange([address, bits]: [Address, number]): [Address, number] {
   return [address, bits];
 }
 
+/** Whether an entry's port admits a connection to `port`: an entry without one admits every port; an unknown port
+ * (undefined) is admitted by those only, so that a caller that does not say the port fails closed. */
+const portAdmits = (entry: { readonly port: number | null }, port: number | null | undefined) =>
+  entry.port === null || entry.port === port;
+
 /**
  * The SSRF rules: which hosts and resolved addresses the fetcher may connect to. Everything that is not a public
- * unicast address is refused, unless the operator's allow-list (host names, IP addresses or CIDRs) names it.
+ * unicast address is refused, unless the operator's allow-list (FETCH_ALLOW_HOSTS: host names, `*.domain`, IP
+ * addresses or CIDRs, each on every port or on one, see allow-entry.ts) names it. The port is judged with the host
+ * and with every address: `127.0.0.1:8080` admits port 8080 of 127.0.0.1, by that address or by any name resolving
+ * to it, and no other port of it.
  */
 export class AddressPolicy {
-  private readonly hosts: ReadonlySet<string>;
-  private readonly ranges: readonly [Address, number][];
+  private readonly hosts: readonly Extract<AllowEntry, { kind: 'host' | 'suffix' }>[];
+  private readonly ranges: readonly { readonly range: [Address, number]; readonly port: number | null }[];
 
+  /** Throws an AllowEntryError for an entry that can never match (the configuration refuses those at start-up). */
   constructor(allowList: readonly string[] = []) {
     const entries = allowList.filter((e) => e.trim() !== '').map(parseAllowEntry);
-    this.hosts = new Set(entries.flatMap((e) => (e.kind === 'host' ? [e.host] : [])));
-    this.ranges = entries.flatMap((e) => (e.kind === 'range' ? [normalizeRange(e.range)] : []));
-  }
-
-  /** Whether the allow-list names this host (by name; `*.example.com` and `.example.com` cover subdomains). */
-  isHostAllowListed(hostname: string): boolean {
-    const host = bareHost(hostname);
-    if (this.hosts.has(host)) return true;
-    for (const entry of this.hosts) {
-      const suffix = entry.startsWith('*.') ? entry.slice(1) : entry.startsWith('.') ? entry : null;
-      if (suffix && host.endsWith(suffix)) return true;
-    }
-    return false;
-  }
-
-  /** Whether the allow-list names this host, by name or (an IP literal) by address: a host the operator runs. */
-  isAllowListed(hostname: string): boolean {
-    return this.isHostAllowListed(hostname) || this.isAddressAllowListed(bareHost(hostname));
-  }
-
-  /** Whether the allow-list covers this IP address. */
-  isAddressAllowListed(address: string): boolean {
-    if (this.ranges.length === 0 || !ipaddr.isValid(address)) return false;
-    const [parsed] = normalizeRange([ipaddr.parse(address), 128]);
-    return this.ranges.some(([range, bits]) => range.kind() === parsed.kind() && parsed.match(range, bits));
+    this.hosts = entries.flatMap((e) => (e.kind === 'range' ? [] : [e]));
+    this.ranges = entries.flatMap((e) =>
+      e.kind === 'range' ? [{ range: normalizeRange(e.range), port: e.port }] : [],
+    );
   }
 
   /**
-   * Checks a URL's host before anything is sent: IP literals are judged here, names of metadata services are
-   * refused by name. A name that passes is judged again on every address it resolves to (see safe-lookup.ts).
-   * `hostname` is as the WHATWG URL parser normalized it (so `2130706433` is already `127.0.0.1`).
+   * Whether the allow-list names this host (by name; `*.example.com` and `.example.com` cover subdomains) on this
+   * port; without a port, only entries for every port count.
    */
-  checkHost(hostname: string): AddressRefusedError | null {
+  isHostAllowListed(hostname: string, port?: number | null): boolean {
     const host = bareHost(hostname);
-    if (this.isHostAllowListed(host)) return null;
-    if (ipaddr.isValid(host)) return this.checkAddress(host);
+    return this.hosts.some(
+      (e) => portAdmits(e, port) && (e.kind === 'host' ? e.host === host : host.endsWith(e.suffix)),
+    );
+  }
+
+  /**
+   * Whether the allow-list names this host, by name or (an IP literal) by address, on any port: a host the
+   * operator runs (its crawl concurrency). Whether a connection may be made is for `checkHost` and `checkAddress`.
+   */
+  isAllowListed(hostname: string): boolean {
+    const host = bareHost(hostname);
+    return (
+      this.hosts.some((e) => (e.kind === 'host' ? e.host === host : host.endsWith(e.suffix))) ||
+      this.rangesCovering(host).length > 0
+    );
+  }
+
+  /** Whether the allow-list covers this IP address on this port (without a port: entries for every port only). */
+  isAddressAllowListed(address: string, port?: number | null): boolean {
+    return this.rangesCovering(address).some((e) => portAdmits(e, port));
+  }
+
+  private rangesCovering(address: string) {
+    if (this.ranges.length === 0 || !ipaddr.isValid(address)) return [];
+    const [parsed] = normalizeRange([ipaddr.parse(address), 128]);
+    return this.ranges.filter(
+      ({ range: [range, bits] }) => range.kind() === parsed.kind() && parsed.match(range, bits),
+    );
+  }
+
+  /**
+   * Checks a URL's host and port before anything is sent: IP literals are judged here, names of metadata services
+   * are refused by name. A name that passes is judged again on every address it resolves to (see safe-lookup.ts).
+   * `hostname` is as the WHATWG URL parser normalized it (so `2130706433` is already `127.0.0.1`); `port` is the one
+   * the connection goes to (portOfUrl).
+   */
+  checkHost(hostname: string, port?: number | null): AddressRefusedError | null {
+    const host = bareHost(hostname);
+    if (this.isHostAllowListed(host, port)) return null;
+    if (ipaddr.isValid(host)) return this.checkAddress(host, undefined, port);
     if (METADATA_HOSTS.has(host))
       return new AddressRefusedError(`Refused: the host ${host} is a cloud metadata service`, host, 'metadata');
     return null;
   }
 
-  /** Checks one resolved address of `hostname` (or an IP literal when `hostname` is omitted). */
-  checkAddress(address: string, hostname?: string): AddressRefusedError | null {
-    if (hostname !== undefined && this.isHostAllowListed(hostname)) return null;
-    if (this.isAddressAllowListed(address)) return null;
+  /** Checks one resolved address of `hostname` (or an IP literal when `hostname` is omitted), on `port`. */
+  checkAddress(address: string, hostname?: string, port?: number | null): AddressRefusedError | null {
+    if (hostname !== undefined && this.isHostAllowListed(hostname, port)) return null;
+    if (this.isAddressAllowListed(address, port)) return null;
     const reason = refusalReason(address);
     if (reason === null) return null;
     const host = hostname === undefined ? undefined : bareHost(hostname);

@@ -65,6 +65,8 @@ export const FETCHER = Symbol('FETCHER');
 /** robots.txt, cached per origin; used by map and crawl (extract of a URL the caller names does not consult it). */
 export interface RobotsPolicy {
   isAllowed(url: string): Promise<boolean>;
+  /** Why a URL is not allowed (its robots.txt disallows it, or could not be read), or null when it is allowed. */
+  disallowedBecause(url: string): Promise<string | null>;
   /** Sitemap URLs the origin's robots.txt lists. */
   sitemaps(origin: string): Promise<string[]>;
   /** Crawl-delay for our user agent, in milliseconds, if the site sets one. */

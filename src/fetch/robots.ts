@@ -10,7 +10,7 @@ const robotsParser = robotsParserModule as unknown as typeof robotsParserModule.
 type Robot = ReturnType<typeof robotsParser>;
 
 /** What one origin's robots.txt says, or what we assume when it could not be read. */
-type RobotsRules = { kind: 'parsed'; robot: Robot } | { kind: 'allow_all' } | { kind: 'disallow_all' };
+type RobotsRules = { kind: 'parsed'; robot: Robot } | { kind: 'allow_all' } | { kind: 'disallow_all'; reason: string };
 
 export interface RobotsTxtPolicyOptions {
   /** How long a robots.txt (or its absence, a 4xx) is trusted. Default 10 minutes. */
@@ -74,6 +74,13 @@ export class RobotsTxtPolicy implements RobotsPolicy {
     return rules.robot.isAllowed(url, this.token) ?? true;
   }
 
+  async disallowedBecause(url: string): Promise<string | null> {
+    if (await this.isAllowed(url)) return null;
+    const origin = originOf(url);
+    const rules = origin === null ? null : await this.rules(origin);
+    return rules?.kind === 'disallow_all' ? rules.reason : 'its robots.txt disallows it';
+  }
+
   async sitemaps(origin: string): Promise<string[]> {
     const normalized = originOf(origin);
     if (normalized === null) return [];
@@ -121,17 +128,21 @@ export class RobotsTxtPolicy implements RobotsPolicy {
 
 /** Google's rules for a robots.txt that could not be read. */
 function rulesForFailure(error: unknown): RobotsRules {
-  if (!(error instanceof FetchError)) return { kind: 'disallow_all' };
+  if (!(error instanceof FetchError)) return { kind: 'disallow_all', reason: 'its robots.txt could not be read' };
+  const unreadable: RobotsRules = {
+    kind: 'disallow_all',
+    reason: `its robots.txt could not be fetched (${error.message.replace(/^Failed to fetch url: /, '')})`,
+  };
   switch (error.code) {
     case 'http_error': {
       const status = error.status ?? 500;
-      return status >= 400 && status < 500 && status !== 429 ? { kind: 'allow_all' } : { kind: 'disallow_all' };
+      return status >= 400 && status < 500 && status !== 429 ? { kind: 'allow_all' } : unreadable;
     }
     case 'too_many_redirects':
     case 'unsupported_content_type':
     case 'too_large':
       return { kind: 'allow_all' };
     default:
-      return { kind: 'disallow_all' };
+      return unreadable;
   }
 }

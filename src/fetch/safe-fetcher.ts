@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
 import { AddressPolicy } from './address-policy.js';
+import { portOfUrl } from './allow-entry.js';
 import {
   isAcceptedMediaType,
   isGzipFileMediaType,
@@ -107,7 +108,7 @@ export class SafeFetcher implements Fetcher {
     const firstOrigin = current.origin;
     for (;;) {
       hop.url = current.href;
-      const refusal = this.policy.checkHost(current.hostname);
+      const refusal = this.policy.checkHost(current.hostname, portOfUrl(current));
       if (refusal) throw new FetchError('blocked_address', refusal.message, requestedUrl);
       const response = await this.agent.request({
         origin: current.origin,

@@ -20,11 +20,16 @@ export type SocketLookup = (
 ) => void;
 
 /**
- * A socket `lookup` that resolves the name, refuses it when ANY of its addresses is refused by the policy, and
- * otherwise hands the socket only those checked addresses: the connection goes to an address that was checked, so
- * a DNS answer that changes between a check and the connection (rebinding) cannot slip through.
+ * A socket `lookup` for connections to `port` that resolves the name, refuses it when ANY of its addresses is
+ * refused by the policy on that port, and otherwise hands the socket only those checked addresses: the connection
+ * goes to an address that was checked, so a DNS answer that changes between a check and the connection (rebinding)
+ * cannot slip through. Without a port, only allow-list entries for every port count.
  */
-export function createSafeLookup(policy: AddressPolicy, resolve: HostResolver = systemResolver): SocketLookup {
+export function createSafeLookup(
+  policy: AddressPolicy,
+  resolve: HostResolver = systemResolver,
+  port?: number,
+): SocketLookup {
   return (hostname, options, callback) => {
     resolve(hostname).then(
       (addresses) => {
@@ -36,7 +41,7 @@ export function createSafeLookup(policy: AddressPolicy, resolve: HostResolver = 
           return callback(error, '');
         }
         for (const { address } of candidates) {
-          const refusal = policy.checkAddress(address, hostname);
+          const refusal = policy.checkAddress(address, hostname, port);
           if (refusal) return callback(refusal, '');
         }
         if (options.all)
@@ -59,24 +64,42 @@ export interface SafeConnectorOptions {
   readonly connectTimeoutMs: number;
 }
 
+/** Connectors kept, one per port connected to (the lookup judges addresses on its port); the oldest goes first. */
+const MAX_CONNECTORS = 64;
+
 /**
  * undici's connector with the SSRF rules built in: IP literals are judged before any packet is sent, names through
- * the safe lookup, and the connected socket's peer address is checked once more before undici may use it.
+ * the safe lookup, and the connected socket's peer address is checked once more before undici may use it; each
+ * on the port the connection goes to, so that an allow-list entry with a port admits that port only, whatever the
+ * name, redirect or address that leads there.
  */
 export function createSafeConnector(options: SafeConnectorOptions): buildConnector.connector {
   const { policy } = options;
-  const connect = buildConnector({
-    timeout: options.connectTimeoutMs,
-    lookup: createSafeLookup(policy, options.resolve),
-  });
+  const connectors = new Map<number, buildConnector.connector>();
+  const connectorFor = (port: number) => {
+    let connect = connectors.get(port);
+    if (!connect) {
+      connect = buildConnector({
+        timeout: options.connectTimeoutMs,
+        lookup: createSafeLookup(policy, options.resolve, port),
+      });
+      if (connectors.size >= MAX_CONNECTORS) connectors.delete(connectors.keys().next().value!);
+      connectors.set(port, connect);
+    }
+    return connect;
+  };
   return (connectOptions, callback) => {
     const host = bareHost(connectOptions.hostname);
-    const refusal: AddressRefusedError | null = isIP(host) ? policy.checkAddress(host) : policy.checkHost(host);
+    const port = portOf(connectOptions);
+    const refusal: AddressRefusedError | null = isIP(host)
+      ? policy.checkAddress(host, undefined, port)
+      : policy.checkHost(host, port);
     if (refusal) return callback(refusal, null);
-    connect(connectOptions, (error, socket) => {
+    connectorFor(port)(connectOptions, (error, socket) => {
       if (error || !socket) return callback(error ?? new Error('connection failed'), null);
-      const peer = (socket as Socket).remoteAddress;
-      const late = peer === undefined ? null : policy.checkAddress(peer, isIP(host) ? undefined : host);
+      const { remoteAddress: peer, remotePort } = socket as Socket;
+      const late =
+        peer === undefined ? null : policy.checkAddress(peer, isIP(host) ? undefined : host, remotePort ?? port);
       if (late) {
         socket.destroy();
         return callback(late, null);
@@ -84,4 +107,10 @@ export function createSafeConnector(options: SafeConnectorOptions): buildConnect
       callback(null, socket);
     });
   };
+}
+
+/** The port undici connects to (as its connector reads it): the origin's own, or its scheme's default. */
+function portOf(options: buildConnector.Options): number {
+  if (options.port) return Number(options.port);
+  return options.protocol === 'https:' ? 443 : 80;
 }

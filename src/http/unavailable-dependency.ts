@@ -26,8 +26,8 @@ const REDIS_UNAVAILABLE = new Set([
   'SocketClosedUnexpectedlyError',
   'ConnectionTimeoutError',
 ]);
-// node-redis's own errors keep the name 'Error' (its command timeout, after 5 s offline, has no message either):
-// they are told by their class.
+// node-redis's own errors keep the name 'Error' (its command timeout, REDIS_COMMAND_TIMEOUT_MS offline, has no message
+// either): they are told by their class.
 const REDIS_ERROR_CLASSES = [
   ClientClosedError,
   ClientOfflineError,

@@ -75,3 +75,54 @@ export function formatExtract(body: Body): string {
   usage(lines, body);
   return lines.join('\n');
 }
+
+/** Crawl in tavily-mcp's layout: `Crawl Results:`, `Base URL:`, `Crawled Pages:`, each page's content in full. */
+export function formatCrawl(body: Body): string {
+  const lines = ['Crawl Results:', `Base URL: ${String(body.base_url)}`, '', 'Crawled Pages:'];
+  const results = list(body.results) as Body[];
+  if (results.length === 0) lines.push('(none)');
+  results.forEach((page, i) => {
+    lines.push('', `[${i + 1}] URL: ${String(page.url)}`, `Content: ${String(page.raw_content)}`);
+    if (text(page.favicon)) lines.push(`Favicon: ${String(page.favicon)}`);
+  });
+  cutShortLine(lines, body);
+  usage(lines, body);
+  return lines.join('\n');
+}
+
+/** Map in tavily-mcp's layout: `Site Map Results:`, `Base URL:`, `Mapped Pages:`, then `[i] URL: …`. */
+export function formatMap(body: Body): string {
+  const lines = ['Site Map Results:', `Base URL: ${String(body.base_url)}`, '', 'Mapped Pages:'];
+  const results = list(body.results);
+  if (results.length === 0) lines.push('(none)');
+  results.forEach((url, i) => lines.push(`[${i + 1}] URL: ${String(url)}`));
+  cutShortLine(lines, body);
+  usage(lines, body);
+  return lines.join('\n');
+}
+
+/**
+ * A research task that completed: its report as written (which lists its sources), or the JSON of a structured
+ * result followed by the sources.
+ */
+export function formatResearch(body: Body): string {
+  const content = body.content;
+  if (typeof content === 'string') {
+    const lines = [content];
+    usage(lines, body);
+    return lines.join('\n');
+  }
+  const lines = [JSON.stringify(content, null, 2)];
+  const sources = list(body.sources) as Body[];
+  if (sources.length > 0) {
+    lines.push('', 'Sources:');
+    sources.forEach((source, i) => lines.push(`[${i + 1}] ${String(source.title)}: ${String(source.url)}`));
+  }
+  usage(lines, body);
+  return lines.join('\n');
+}
+
+function cutShortLine(lines: string[], body: Body): void {
+  const cut = body.cut_short as { by?: unknown; pages_left?: unknown } | undefined;
+  if (cut) lines.push('', `Cut short by its ${String(cut.by)}: ${String(cut.pages_left)} pages left unvisited.`);
+}

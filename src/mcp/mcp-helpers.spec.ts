@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { formatExtract, formatSearch } from './format-results.js';
 import { invalidRequestReason, mcpApiKey, prefersEventStream, requestIdOf } from './json-rpc.js';
-import { refusal } from './mcp-tool-calls.js';
+import { refusal } from './tool-errors.js';
 
 const request = (headers: Record<string, string>, query: Record<string, string> = {}) =>
   ({ headers, query }) as unknown as FastifyRequest;

@@ -1,18 +1,34 @@
-import { BadRequestException, HttpException, Injectable, Logger, type Type } from '@nestjs/common';
-import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { BadRequestException, HttpException, Inject, Injectable, Logger, type Type } from '@nestjs/common';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import type { McpOperation } from '../config/mcp-tools.setting.js';
+import { CrawlService } from '../crawl/crawl.service.js';
+import { CrawlRequestDto } from '../crawl/dto/crawl-request.dto.js';
+import { MapRequestDto } from '../crawl/dto/map-request.dto.js';
+import { MapService } from '../crawl/map.service.js';
 import { ExtractRequestDto } from '../extract/dto/extract-request.dto.js';
 import { ExtractService } from '../extract/extract.service.js';
 import { isUnavailableDependency } from '../http/unavailable-dependency.js';
 import { createValidationPipe } from '../http/validation.pipe.js';
 import type { KeyRecord } from '../keys/key-record.js';
-import { EXTRACT, MAX_EXTRACT_URLS, type MeteredOperationSpec, SEARCH } from '../metering/metered-operation.js';
+import {
+  CRAWL,
+  EXTRACT,
+  MAP,
+  MAX_EXTRACT_URLS,
+  type MeteredOperationSpec,
+  SEARCH,
+} from '../metering/metered-operation.js';
 import { MeteringPipeline, type WorkOutcome } from '../metering/metering-pipeline.js';
 import { MeteringException } from '../metering/metering.errors.js';
+import { ResearchRequestDto } from '../research/dto/research-request.dto.js';
 import { SearchRequestDto } from '../search/dto/search-request.dto.js';
 import { SearchService } from '../search/search.service.js';
-import { formatExtract, formatSearch } from './format-results.js';
+import { formatCrawl, formatExtract, formatMap, formatSearch } from './format-results.js';
 import { ErrorCode } from './json-rpc.js';
-import { type McpToolName, isToolName } from './mcp-tools.js';
+import { type McpToolSettings, operationOf } from './mcp-tools.js';
+import { ResearchTool } from './research-tool.js';
+import { ProtocolError, USAGE_META, invalidArguments, refusal } from './tool-errors.js';
 
 /** What one HTTP request to /mcp brings to the tool calls it carries (one, or several in a batch). */
 export interface McpCallContext {
@@ -28,50 +44,42 @@ export interface McpCallContext {
   usageHeaders(position: number, headers: Record<string, string>): void;
 }
 
-interface ToolSpec {
+/** A tool that runs as one metered call: its operation, its REST body's DTO, the work and the text of its result. */
+interface MeteredTool {
   readonly spec: MeteredOperationSpec;
   readonly dto: Type;
   work(dto: unknown): Promise<WorkOutcome>;
   format(body: Record<string, unknown>): string;
 }
 
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  402: 'Payment Required',
-  403: 'Forbidden',
-  404: 'Not Found',
-  409: 'Conflict',
-  422: 'Unprocessable Content',
-  429: 'Too Many Requests',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-};
-
-/** The key of a tool result's `_meta` that carries the usage headers of the call (also for SSE responses). */
-export const USAGE_META = 'searchledger/usage';
-/** The key of a refused call's `_meta` that carries the HTTP status and error body REST would have answered. */
-export const ERROR_META = 'searchledger/error';
-
 /**
- * tools/call of `search` and `extract`: the arguments validated by the same DTOs (and the same pipe) as the REST
- * bodies, then the same service behind the same metering pipeline (channel `mcp`). Protocol problems are JSON-RPC
- * errors: an unknown tool or invalid arguments are -32602 (InvalidParams), charging nothing. Refusals of the
- * pipeline (scope and depth 403, quota 402, rate limit 429, idempotency 409/422) and failures an agent may retry
- * (502, 503) are tool results with `isError: true` whose text says why and what to do.
+ * tools/call of the tools MCP_TOOLS offers (search and extract always; crawl, map and research on the operator's
+ * say), under the names MCP_TOOL_NAMES picks: the arguments validated by the same DTOs (and the same pipe) as the
+ * REST bodies, then the same service behind the same metering pipeline (channel `mcp`; research as a deferred call,
+ * see ResearchTool). Only protocol problems are JSON-RPC errors: an unknown tool is -32602 (InvalidParams).
+ * Everything about one call is a tool result with `isError: true` whose text says why and what to do, for every
+ * protocol version the server negotiates (results with isError are valid in all of them, and 2025-11-25 asks for
+ * them): invalid arguments and refused URLs (a 400 of REST, charging nothing), refusals of the pipeline (scope and
+ * depth 403, quota 402, rate limit 429, idempotency 409/422) and failures an agent may retry (502, 503).
  */
 @Injectable()
 export class McpToolCalls {
   private readonly logger = new Logger('Mcp');
   private readonly validation = createValidationPipe();
-  private readonly tools: Record<McpToolName, ToolSpec>;
+  private readonly metered: Record<Exclude<McpOperation, 'research'>, MeteredTool>;
+  readonly settings: McpToolSettings;
 
   constructor(
     private readonly pipeline: MeteringPipeline,
+    private readonly research: ResearchTool,
     searches: SearchService,
     extracts: ExtractService,
+    maps: MapService,
+    crawls: CrawlService,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.tools = {
+    this.settings = { operations: config.mcpTools, naming: config.mcpToolNames };
+    this.metered = {
       search: {
         spec: SEARCH,
         dto: SearchRequestDto,
@@ -84,6 +92,13 @@ export class McpToolCalls {
         work: (dto) => extracts.extract(dto as ExtractRequestDto),
         format: formatExtract,
       },
+      crawl: {
+        spec: CRAWL,
+        dto: CrawlRequestDto,
+        work: (dto) => crawls.crawl(dto as CrawlRequestDto),
+        format: formatCrawl,
+      },
+      map: { spec: MAP, dto: MapRequestDto, work: (dto) => maps.map(dto as MapRequestDto), format: formatMap },
     };
   }
 
@@ -92,12 +107,17 @@ export class McpToolCalls {
     args: Record<string, unknown> | undefined,
     context: McpCallContext,
     rpcId: string | number,
+    signal: AbortSignal,
   ): Promise<CallToolResult> {
-    if (!isToolName(name)) throw new McpError(ErrorCode.InvalidParams, `Tool ${name} not found`);
-    const tool = this.tools[name];
+    const operation = operationOf(name, this.settings);
+    if (!operation) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const body: Record<string, unknown> = { ...(args ?? {}) };
     delete body.api_key;
-    const dto = await this.validate(name, tool.dto, body);
+    const validated = await this.validate(
+      operation === 'research' ? ResearchRequestDto : this.metered[operation].dto,
+      body,
+    );
+    if (!validated.ok) return invalidArguments(name, validated.invalid);
 
     if (!context.key.scopes.includes('mcp')) {
       return refusal(403, {
@@ -106,20 +126,24 @@ export class McpToolCalls {
     }
     const position = context.callPositions.get(rpcId) ?? 0;
     const several = context.callPositions.size > 1;
+    const call = {
+      apiKey: context.apiKey,
+      body,
+      // One Idempotency-Key covers one tool call: the calls of a batch get `<key>/<n>` (n from 1).
+      idempotencyKey:
+        context.idempotencyKey && several ? `${context.idempotencyKey}/${position + 1}` : context.idempotencyKey,
+      requestId: several ? `${context.requestId}:${position + 1}` : context.requestId,
+    };
     try {
+      if (operation === 'research') {
+        const submitted = await this.research.submit(call);
+        context.usageHeaders(position, submitted.headers);
+        return await this.research.outcome(context.key.orgId, submitted, body.include_usage === true, signal);
+      }
+      const tool = this.metered[operation];
       const response = await this.pipeline.execute(
-        {
-          spec: tool.spec,
-          channel: 'mcp',
-          apiKey: context.apiKey,
-          body,
-          // One Idempotency-Key covers one tool call: the calls of a batch get `<key>/<n>` (n from 1).
-          idempotencyKey:
-            context.idempotencyKey && several ? `${context.idempotencyKey}/${position + 1}` : context.idempotencyKey,
-          route: `mcp tools/call ${name}`,
-          requestId: several ? `${context.requestId}:${position + 1}` : context.requestId,
-        },
-        () => tool.work(dto),
+        { ...call, spec: tool.spec, channel: 'mcp', route: `mcp tools/call ${operation}` },
+        () => tool.work(validated.dto),
       );
       context.usageHeaders(position, response.headers);
       const result = response.body as Record<string, unknown>;
@@ -129,99 +153,53 @@ export class McpToolCalls {
         _meta: { [USAGE_META]: response.headers },
       };
     } catch (error) {
-      if (error instanceof MeteringException) {
-        context.usageHeaders(position, error.headers);
-        const errorBody = error.getResponse() as Record<string, unknown>;
-        const status = error.getStatus();
-        if (status === 400) throw invalidArguments(name, String(errorBody.error));
-        return refusal(status, errorBody, error.headers);
-      }
-      if (error instanceof HttpException) {
-        const message = String((error.getResponse() as { error?: unknown }).error ?? error.message);
-        return refusal(error.getStatus(), { error: message });
-      }
-      if (isUnavailableDependency(error)) {
-        this.logger.error({ err: error }, 'a dependency is unavailable');
-        return refusal(
-          503,
-          { error: 'The service is temporarily unavailable; retry shortly.' },
-          { 'Retry-After': '5' },
-        );
-      }
-      this.logger.error({ err: error }, `tools/call ${name} failed`);
-      throw new McpError(ErrorCode.InternalError, 'Internal server error');
+      return this.failure(name, error, (headers) => context.usageHeaders(position, headers));
     }
   }
 
+  /** A call that threw, as a tool error (a server failure stays a JSON-RPC error, -32603). */
+  private failure(
+    name: string,
+    error: unknown,
+    usageHeaders: (headers: Record<string, string>) => void,
+  ): CallToolResult {
+    if (error instanceof MeteringException) {
+      usageHeaders(error.headers);
+      const errorBody = error.getResponse() as Record<string, unknown>;
+      const status = error.getStatus();
+      if (status === 400) return invalidArguments(name, String(errorBody.error), error.headers);
+      return refusal(status, errorBody, error.headers);
+    }
+    if (error instanceof HttpException) {
+      const message = String((error.getResponse() as { error?: unknown }).error ?? error.message);
+      if (error.getStatus() === 400) return invalidArguments(name, message);
+      return refusal(error.getStatus(), { error: message });
+    }
+    if (isUnavailableDependency(error)) {
+      this.logger.error({ err: error }, 'a dependency is unavailable');
+      return refusal(503, { error: 'The service is temporarily unavailable; retry shortly.' }, { 'Retry-After': '5' });
+    }
+    this.logger.error({ err: error }, `tools/call ${name} failed`);
+    throw new ProtocolError(ErrorCode.InternalError, 'Internal server error');
+  }
+
   /** The DTO of the REST route, through the REST validation pipe: the same rules and the same first message. */
-  private async validate(name: McpToolName, dto: Type, body: Record<string, unknown>): Promise<unknown> {
+  private async validate(
+    dto: Type,
+    body: Record<string, unknown>,
+  ): Promise<{ ok: true; dto: unknown } | { ok: false; invalid: string }> {
     let value: unknown;
     try {
       value = await this.validation.transform(body, { type: 'body', metatype: dto });
     } catch (error) {
       if (error instanceof BadRequestException) {
-        throw invalidArguments(name, String((error.getResponse() as { error?: unknown }).error ?? error.message));
+        return { ok: false, invalid: String((error.getResponse() as { error?: unknown }).error ?? error.message) };
       }
       throw error;
     }
     if (value instanceof ExtractRequestDto && value.urls.length > MAX_EXTRACT_URLS) {
-      throw invalidArguments(name, `Max ${MAX_EXTRACT_URLS} URLs are allowed.`);
+      return { ok: false, invalid: `Max ${MAX_EXTRACT_URLS} URLs are allowed.` };
     }
-    return value;
+    return { ok: true, dto: value };
   }
-}
-
-function invalidArguments(tool: string, message: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, `Invalid arguments for tool ${tool}: ${message}`);
-}
-
-/** A refused or failed call as a tool result an agent can act on: the reason, the figures, whether to retry. */
-export function refusal(
-  status: number,
-  body: Record<string, unknown>,
-  headers: Record<string, string> = {},
-): CallToolResult {
-  const message = String(body.error ?? 'The request failed.');
-  const lines = [`Refused: HTTP ${status} ${STATUS_TEXT[status] ?? 'Error'}. ${message}`];
-  switch (status) {
-    case 402: {
-      const used = body.credits_used ?? headers['X-Credits-Used'];
-      const limit = body.credits_limit ?? headers['X-Credits-Limit'];
-      lines.push(
-        `Credits used this month: ${String(used)} of ${String(limit)}.`,
-        'Do not retry: the monthly allowance renews on the 1st of next month (UTC), or the plan must be raised.',
-      );
-      break;
-    }
-    case 429: {
-      const wait = body.retry_after ?? headers['Retry-After'];
-      lines.push(`Retry after ${String(wait)} seconds.`);
-      break;
-    }
-    case 403:
-      lines.push(
-        /depth/.test(message)
-          ? "Do not retry as is: ask for depth 'basic', or use a key that is not limited to basic depth."
-          : 'Do not retry with this key: use a key that has the scope.',
-      );
-      break;
-    case 401:
-      lines.push('Do not retry: check the API key.');
-      break;
-    case 409:
-      lines.push('A call with the same Idempotency-Key is still running: retry after it completes.');
-      break;
-    case 422:
-      lines.push('Use a new Idempotency-Key for a different request.');
-      break;
-    case 502:
-    case 503:
-      lines.push(`Retry with backoff${headers['Retry-After'] ? `, after ${headers['Retry-After']} seconds` : ''}.`);
-      break;
-  }
-  return {
-    content: [{ type: 'text', text: lines.join('\n') }],
-    isError: true,
-    _meta: { [ERROR_META]: { status, ...body }, ...(Object.keys(headers).length > 0 ? { [USAGE_META]: headers } : {}) },
-  };
 }

@@ -23,18 +23,19 @@ import { JsonOnly } from '../http/json-only.js';
 /** The MCP endpoint (Streamable HTTP, stateless): POST carries JSON-RPC; GET and DELETE are 405. */
 const DESCRIPTION = `The agent endpoint: the Model Context Protocol over Streamable HTTP (stateless: any node answers any
 request; no sessions). The body is a JSON-RPC 2.0 message or a batch: \`initialize\`, \`notifications/initialized\`,
-\`ping\`, \`tools/list\` and \`tools/call\` with the tools \`search\` and \`extract\`, whose arguments are the bodies of
-POST /search and POST /extract. Send \`Accept: application/json, text/event-stream\`: the answer is plain JSON, or an
+\`ping\`, \`tools/list\` and \`tools/call\` with the tools \`search\` and \`extract\` (and \`crawl\`, \`map\` and
+\`research\` when the operator's MCP_TOOLS names them; tavily-mcp's names with MCP_TOOL_NAMES=tavily), whose arguments
+are the bodies of the REST routes. Send \`Accept: application/json, text/event-stream\`: the answer is plain JSON, or an
 SSE stream when text/event-stream has the higher quality.
 
 Every POST needs the API key (Authorization: Bearer, x-api-key, or the \`tavilyApiKey\` query parameter); without a
 valid one the answer is HTTP 401 with WWW-Authenticate. Tool calls go through the same metering as REST (prices,
 ledger entries with channel \`mcp\`, idempotency per Idempotency-Key header) and need the key's \`mcp\` scope and the
 tool's own scope. Their usage headers are on the HTTP response (a batch: the last call's) and in the result's
-\`_meta["searchledger/usage"]\`. Refusals (scope and depth 403, quota 402, rate limit 429, 409, 422, 502, 503) are
-tool results with \`isError: true\` whose text says why and whether to retry. Protocol errors are JSON-RPC errors:
--32700 parse error, -32600 invalid request, -32601 unknown method, -32602 unknown tool or invalid arguments (naming
-the field; nothing is charged).`;
+\`_meta["searchledger/usage"]\`. Everything that goes wrong with one call is a tool result with \`isError: true\` whose
+text says why and whether to retry: invalid arguments and refused URLs (not charged), refusals (scope and depth 403,
+quota 402, rate limit 429, 409, 422, 502, 503). Protocol errors are JSON-RPC errors: -32700 parse error, -32600
+invalid request, -32601 unknown method, -32602 unknown tool, -32603 internal error.`;
 
 @Controller('mcp')
 @ApiTags('Agent (MCP)')

@@ -23,14 +23,28 @@ import {
 } from './json-rpc.js';
 import { type McpCallContext, McpToolCalls } from './mcp-tool-calls.js';
 import { OpenApiDocumentService } from '../openapi/openapi-document.service.js';
-import { mcpTools } from './mcp-tools.js';
+import type { McpOperation } from '../config/mcp-tools.setting.js';
+import { type McpToolSettings, mcpTools, toolName } from './mcp-tools.js';
 
-/** Told to the agent at initialize. */
-const INSTRUCTIONS =
-  'Web search and page extraction. Use `search` to find pages (and, with include_answer, a short answer) and ' +
-  '`extract` to read the pages that matter in full. Every call is billed in credits to the API key of this ' +
-  'connection; a refused call (quota, rate limit, scope) comes back as a tool error that says why and whether to ' +
-  'retry.';
+/** Told to the agent at initialize: the tools offered, by their names. */
+function instructions(settings: McpToolSettings): string {
+  const name = (operation: McpOperation) => `\`${toolName(operation, settings.naming)}\``;
+  const more: Record<Exclude<McpOperation, 'search' | 'extract'>, string> = {
+    crawl: `${name('crawl')} to read a whole site from a start URL`,
+    map: `${name('map')} to list the URLs of a site`,
+    research: `${name('research')} for a cited report on a question (it waits until the report is done)`,
+  };
+  const extra = settings.operations.flatMap((operation) =>
+    operation === 'search' || operation === 'extract' ? [] : [more[operation]],
+  );
+  return (
+    `Web search and page extraction. Use ${name('search')} to find pages (and, with include_answer, a short ` +
+    `answer) and ${name('extract')} to read the pages that matter in full` +
+    (extra.length > 0 ? `; ${extra.join('; ')}. ` : '. ') +
+    'Every call is billed in credits to the API key of this connection; a refused call (quota, rate limit, scope) ' +
+    'or invalid arguments come back as a tool error that says why and whether to retry.'
+  );
+}
 
 /** JSON-RPC error code of an HTTP-level refusal of the request (401), in the implementation-defined range. */
 const UNAUTHORIZED_CODE = -32001;
@@ -141,14 +155,14 @@ export class McpService {
   private createServer(context: McpCallContext): Server {
     const server = new Server(
       { name: 'search-ledger-api', title: 'Search Ledger API', version: OPENAPI_VERSION },
-      { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+      { capabilities: { tools: {} }, instructions: instructions(this.toolCalls.settings) },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => {
-      this.tools ??= this.documents.get().then(mcpTools);
+      this.tools ??= this.documents.get().then((document) => mcpTools(document, this.toolCalls.settings));
       return { tools: await this.tools };
     });
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      this.toolCalls.call(request.params.name, request.params.arguments, context, extra.requestId),
+      this.toolCalls.call(request.params.name, request.params.arguments, context, extra.requestId, extra.signal),
     );
     server.onerror = (error) => this.logger.debug(`MCP transport: ${error.message}`);
     return server;

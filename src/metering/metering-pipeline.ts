@@ -208,7 +208,7 @@ export class MeteringPipeline {
     try {
       await this.reserve(call, admitted);
       const outcome = await this.work(admitted, work);
-      const priced = await this.price(call, admitted, outcome);
+      const priced = await this.priceOrRelease(call, admitted, outcome);
       await this.charge(admitted, priced);
       return await this.settle(admitted, priced);
     } catch (error) {
@@ -274,6 +274,20 @@ export class MeteringPipeline {
       return await work(admitted.caller);
     } catch (error) {
       const used = await this.releaseQuota(admitted);
+      throw MeteringException.withHeaders(error, { ...admitted.headers, ...used });
+    }
+  }
+
+  /**
+   * The price; if it cannot be had (counting the units needs Redis), nothing is charged: the reservation goes back,
+   * and the error (503 when Redis is out of reach) gets the usage headers.
+   */
+  private async priceOrRelease(call: MeteredCall, admitted: Admitted, outcome: WorkOutcome): Promise<Priced> {
+    try {
+      return await this.price(call, admitted, outcome);
+    } catch (error) {
+      // Without a reservation (test keys) there is nothing to give back, nor another wait on Redis for the headers.
+      const used = admitted.quota.hold ? await this.releaseQuota(admitted).catch(() => ({})) : {};
       throw MeteringException.withHeaders(error, { ...admitted.headers, ...used });
     }
   }

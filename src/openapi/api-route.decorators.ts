@@ -49,7 +49,13 @@ export function ApiMeteredResponses(body: ResponseBody, extra: ApiResponseOption
     error(409, 'A call with this Idempotency-Key is still running.', ErrorResponseDto, usage),
     error(422, 'This Idempotency-Key was used with a different body.', ErrorResponseDto, usage),
     error(429, 'Over the per-minute rate limit of the key.', RateLimitErrorResponseDto, [...usage, 'Retry-After']),
-    error(502, 'An upstream search provider failed. Not billed; retry with backoff.', ErrorResponseDto, usage),
+    error(
+      502,
+      'An upstream failed: a search provider, or (map, crawl) the start URL could not be read, the reason in ' +
+        '`error`. Not billed; retry with backoff when the failure may pass.',
+      ErrorResponseDto,
+      usage,
+    ),
     error(503, 'A dependency is unavailable, or the charge could not be recorded; retry shortly.', ErrorResponseDto, [
       'Retry-After',
     ]),

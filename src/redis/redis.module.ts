@@ -1,8 +1,9 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { createClient } from 'redis';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { redisClientOptions } from './redis-client-options.js';
 
-const connect = (url: string) => createClient({ url });
+const connect = (url: string, commandTimeoutMs: number) => createClient(redisClientOptions(url, commandTimeoutMs));
 export type RedisClient = ReturnType<typeof connect>;
 /** The shared Redis connection, or null in the embedded single-node mode. */
 export const REDIS = Symbol('REDIS');
@@ -15,7 +16,7 @@ export const REDIS = Symbol('REDIS');
       inject: [APP_CONFIG],
       useFactory: async (config: AppConfig): Promise<RedisClient | null> => {
         if (!config.redisUrl) return null;
-        const client = connect(config.redisUrl);
+        const client = connect(config.redisUrl, config.redisCommandTimeoutMs);
         client.on('error', () => {
           // Reconnects by itself; readiness reports the outage.
         });

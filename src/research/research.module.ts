@@ -11,7 +11,7 @@ import { ResearchStreamService } from './stream/research-stream.service.js';
 /**
  * Research tasks (POST /research, GET /research/{request_id}): durable jobs in research_jobs, run in the background
  * by whichever node claims them, metered as deferred calls (reserved at submission, charged once on completion).
- * Not an MCP tool: MCP keeps exactly `search` and `extract`.
+ * Exports the service and the jobs for the MCP research tool (offered when MCP_TOOLS names research).
  */
 @Module({
   imports: [SearchModule],
@@ -24,5 +24,6 @@ import { ResearchStreamService } from './stream/research-stream.service.js';
     ProgressBus,
     ResearchStreamService,
   ],
+  exports: [ResearchService, ResearchJobsRepository],
 })
 export class ResearchModule {}

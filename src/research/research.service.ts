@@ -6,7 +6,7 @@ import { createValidationPipe } from '../http/validation.pipe.js';
 import { DeferredCharges } from '../metering/deferred/deferred-charges.js';
 import type { MeteredOperationSpec } from '../metering/metered-operation.js';
 import { MeteringException } from '../metering/metering.errors.js';
-import { type MeteredResponse, MeteringPipeline } from '../metering/metering-pipeline.js';
+import { type MeteredCall, type MeteredResponse, MeteringPipeline } from '../metering/metering-pipeline.js';
 import { ResearchRequestDto } from './dto/research-request.dto.js';
 import type { ResearchSubmittedDto, ResearchTaskDto } from './dto/research-response.dto.js';
 import type { ResearchJob } from './jobs/research-job.js';
@@ -51,17 +51,18 @@ export class ResearchService {
     body: Record<string, unknown>,
     idempotencyKey: string | null,
     requestId: string,
+    channel: MeteredCall['channel'] = 'rest',
   ): Promise<SubmittedResearch> {
     const startedAt = performance.now();
     let stream = body.stream === true;
     const response = await this.pipeline.submit(
       {
         spec: RESEARCH_SPEC,
-        channel: 'rest',
+        channel,
         apiKey,
         body,
         idempotencyKey,
-        route: 'POST /research',
+        route: channel === 'mcp' ? 'mcp tools/call research' : 'POST /research',
         requestId,
       },
       async ({ caller, month, reserve }) => {
@@ -97,6 +98,7 @@ export class ResearchService {
             keyId: key.keyId,
             keyEnvironment: key.environment,
             idempotencyKey,
+            channel,
             input: request.input,
             model: request.model ?? 'auto',
             planModel,

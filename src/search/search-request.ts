@@ -147,7 +147,12 @@ export function resolveSearch(body: SearchRequestDto, now = new Date()): Resolve
       chunksPerSource: body.chunks_per_source ?? DEFAULT_CHUNKS_PER_SOURCE,
       country: topic === 'general' && body.country ? body.country.trim().toLowerCase() : null,
     },
-    read: readPlan(body.search_depth ?? 'basic', maxResults, body.chunks_per_source),
+    read: readPlan(body.search_depth ?? 'basic', maxResults, {
+      chunksPerSource: body.chunks_per_source,
+      maxAgeSeconds: body.max_age,
+      fetchTimeoutSeconds: body.fetch_timeout,
+      cacheFallback: body.cache_fallback,
+    }),
     response: {
       maxResults,
       rawContent,

@@ -16,7 +16,7 @@ import { TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from '../support/test-d
  */
 
 /**
- * The documented slack (README, failure rules of metering) for two nodes: a 402 leaves less than the call's amount
+ * The documented slack (docs/metering.md, credit leases across nodes) for two nodes: a 402 leaves less than the call's amount
  * in Redis, plus what the other node's lease has left, at most an eighth of what was left when it was granted.
  */
 const slackOf = (allowance: number, callAmount: number) => callAmount - 1 + Math.floor(allowance / 8);

@@ -11,7 +11,7 @@ import { TEST_DATABASE_URL } from '../support/test-database.js';
 const ALLOWANCE = 60;
 /** A call the test gives up on (status 0) is a hang: a finding. */
 const CALL_TIMEOUT_MS = 15_000;
-/** Longer than node-redis's command timeout (5 s): commands queued while Redis is away fail instead of waiting. */
+/** Far longer than REDIS_COMMAND_TIMEOUT_MS (1 s): commands queued while Redis is away fail instead of waiting. */
 const LONG_OUTAGE_MS = 6_000;
 const UNAVAILABLE = 'The service is temporarily unavailable; retry shortly.';
 
@@ -112,7 +112,8 @@ describe('Redis killed (SIGKILL, its data lost) and restarted mid-load', () => {
     );
     const workers = [worker('w0', live), worker('w1', live), worker('w2', live), worker('t0', test)];
     try {
-      // 1. A short loss: calls wait for Redis (node-redis queues commands while reconnecting), then go on; the first
+      // 1. A short loss: calls wait for Redis up to REDIS_COMMAND_TIMEOUT_MS (commands queue while reconnecting), so
+      //    some go on once it is back and others answer 503; the first
       //    one after the restart seeds the counter from the ledger, and the load runs into the allowance.
       await sleep(200);
       phase = 'short outage';
@@ -171,8 +172,8 @@ describe('Redis killed (SIGKILL, its data lost) and restarted mid-load', () => {
         expect(o.body.detail).toEqual({ error: o.body.error });
         if (o.status === 503) expect(o.body.error).toBe(UNAVAILABLE);
       }
-      // Fail closed, in bounded time: calls sent once the node knows Redis is dead get a 503 (after node-redis's 5 s
-      // command timeout), and whatever was sent then and answered before it came back is a 503, never a 200.
+      // Fail closed, in bounded time: calls sent once the node knows Redis is dead get a 503 (after
+      // REDIS_COMMAND_TIMEOUT_MS), and whatever was sent then and answered before it came back is a 503, never a 200.
       expect(seen.map((o) => o.status)).toEqual([503, 503, 503]);
       for (const o of seen) expect(o.answeredAt).toBeLessThan(restartedAt);
       const duringLongOutage = outcomes.filter((o) => o.sentAt >= noticedAt && o.answeredAt < restartedAt);

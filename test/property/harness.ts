@@ -553,9 +553,15 @@ export function checkResponse(plan: Plan, sent: Sent, allowed: readonly number[]
   const route = routeOf(plan);
   const problems: string[] = [];
   const dashboardShell = route.path === '{dashboard}' || route.path === '{dashboard}/{path}';
+  // A map or crawl whose start page cannot be read (refused connection, 404, unresolvable host) says why with a 502.
+  const startFailed =
+    sent.status === 502 &&
+    (route.path === '/map' || route.path === '/crawl') &&
+    /^The start URL /.test(String((sent.json as { error?: unknown } | undefined)?.error));
   if (
     sent.status >= 500 &&
     !allowed.includes(sent.status) &&
+    !startFailed &&
     !(sent.status === 503 && dashboardShell && !dashboardBuilt)
   )
     problems.push(`a ${sent.status}`);

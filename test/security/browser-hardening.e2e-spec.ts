@@ -29,7 +29,8 @@ describe('security: browser hardening and keys shown once', () => {
 
   beforeAll(async () => {
     smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url }, modules: [recorder.module] });
+    // The test stands where a TLS-terminating proxy would (TRUST_PROXY): its X-Forwarded-Proto is believed.
+    app = await startTestApp({ env: { SMTP_URL: smtp.url, TRUST_PROXY: '127.0.0.1' }, modules: [recorder.module] });
     owner = await setUpOrganization(app, smtp, 'owner@a.test');
     documented = documentedOperations((await call(app.url, 'GET', '/openapi.json')).body);
   });
@@ -70,7 +71,7 @@ describe('security: browser hardening and keys shown once', () => {
       expect(JSON.stringify(response.body)).not.toContain('sess_');
       expect(response.headers.get('cache-control')).toBe('no-store');
 
-      // Behind a TLS-terminating proxy (X-Forwarded-Proto: https), the cookie is Secure.
+      // Behind a trusted TLS-terminating proxy (X-Forwarded-Proto: https), the cookie is Secure.
       const overTls = await call(app.url, 'POST', '/dashboard/session', {
         body: { token: await linkFor('c@a.test') },
         headers: { 'x-forwarded-proto': 'https' },

@@ -18,7 +18,7 @@ import { type CapturedLog, sha256Hex, startLoggingApp } from './security-support
  * Also: no plaintext credential is at rest in PostgreSQL or Redis.
  *
  * Deliberate exception, not tested here: without SMTP_URL the development outbox prints sign-in links to the log
- * (README "Configuration"); this app has SMTP_URL set, as any deployment must.
+ * (docs/configuration.md); this app has SMTP_URL set, as any deployment must.
  */
 
 /** Routes that fail the way code that has a bug or a broken dependency fails, while the request carries secrets. */

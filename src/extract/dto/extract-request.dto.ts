@@ -16,6 +16,7 @@ import {
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { MAX_EXTRACT_URLS } from '../../metering/metered-operation.js';
+import { MAX_AGE_LIMIT } from '../../search/dto/search-request.dto.js';
 
 function firstInvalidUrl(value: unknown): string | null {
   if (!Array.isArray(value)) return null;
@@ -116,4 +117,16 @@ export class ExtractRequestDto {
   @Min(1, { message: 'chunks_per_source must be an integer from 1 to 5.' })
   @Max(5, { message: 'chunks_per_source must be an integer from 1 to 5.' })
   chunks_per_source?: number;
+
+  /**
+   * Seconds a page read earlier (kept in the local index) stays good enough to stand for a fresh read of it, at
+   * basic depth in markdown; older pages are fetched again. 0 always fetches. Default: the server's
+   * PAGE_CACHE_MAX_AGE_SECONDS (86400).
+   */
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_AGE_LIMIT })
+  @IsOptional()
+  @IsInt({ message: 'max_age must be a whole number of seconds.' })
+  @Min(0, { message: `max_age must be between 0 and ${MAX_AGE_LIMIT} seconds.` })
+  @Max(MAX_AGE_LIMIT, { message: `max_age must be between 0 and ${MAX_AGE_LIMIT} seconds.` })
+  max_age?: number;
 }

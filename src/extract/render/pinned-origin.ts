@@ -3,6 +3,7 @@ import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent } from 'undici';
 import { type AddressPolicy, bareHost } from '../../fetch/address-policy.js';
+import { portOfUrl } from '../../fetch/allow-entry.js';
 import { readBody } from '../../fetch/read-body.js';
 import { createSafeConnector } from '../../fetch/safe-lookup.js';
 
@@ -115,7 +116,8 @@ export class PinnedOrigin {
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new RefusedRequestError(`only http and https pages are rendered, not ${url.protocol.replace(/:$/, '')}`);
     const host = bareHost(url.hostname);
-    const refusal = policy.checkHost(host);
+    const port = portOfUrl(url);
+    const refusal = policy.checkHost(host, port);
     if (refusal) throw refusal;
     let addresses: readonly LookupAddress[];
     if (isIP(host)) {
@@ -124,7 +126,7 @@ export class PinnedOrigin {
       addresses = await resolve(host);
       if (addresses.length === 0) throw new Error(`could not resolve ${host}`);
       for (const { address } of addresses) {
-        const refused = policy.checkAddress(address, host);
+        const refused = policy.checkAddress(address, host, port);
         if (refused) throw refused;
       }
     }

@@ -5,13 +5,13 @@ const ID = { oneOf: [{ type: 'string' }, { type: 'integer' }, { type: 'null' }] 
 @ApiSchema({ name: 'JsonRpcErrorObject' })
 export class JsonRpcErrorObjectDto {
   /**
-   * -32700 parse error, -32600 invalid request, -32601 unknown method, -32602 unknown tool or invalid arguments,
-   * -32603 internal error, -32001 unauthorized, -32000 other transport errors.
+   * -32700 parse error, -32600 invalid request, -32601 unknown method, -32602 unknown tool, -32603 internal error,
+   * -32001 unauthorized, -32000 other transport errors. (Invalid tool arguments are tool results with isError.)
    */
   @ApiProperty({ type: 'integer' })
   code!: number;
 
-  /** What went wrong (invalid arguments name the field). */
+  /** What went wrong. */
   message!: string;
 
   @ApiProperty({ required: false })

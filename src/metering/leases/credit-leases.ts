@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import type { Position } from '../../event-store/event-store.port.js';
+import { isUnavailableDependency } from '../../http/unavailable-dependency.js';
 import type { RedisClient } from '../../redis/redis.module.js';
 import { COUNTER_TTL_SECONDS, type CreditCounters, type Seed } from '../counters/credit-counters.js';
 import type { Admission, QuotaGate, QuotaHold, QuotaRequest } from './quota-gate.js';
@@ -27,7 +28,7 @@ import { runScript } from '../../redis/run-script.js';
  * pass, whichever comes first, once its plan cache has the change), on shutdown, and whenever the
  * connection to Redis is lost (then Redis may have lost it: what it held is settled as the seed of the counter
  * says, see RedisCreditCounters.settle). The slack: a 402 can come while other nodes' leases still hold unspent
- * credits, at most an eighth of what was left when each was granted (see README, failure rules of metering).
+ * credits, at most an eighth of what was left when each was granted (see docs/metering.md, credit leases across nodes).
  */
 export const LEASE_MS = 10_000;
 export const INITIAL_LEASE = 8;
@@ -511,8 +512,10 @@ export class CreditLeases implements QuotaGate {
             });
           } catch (error) {
             for (const op of batch) op.reject(error);
-            // Redis answered with an error: the step is wrong, trying it again would not help.
-            if (this.options.redis.isReady) {
+            // Redis answered with an error: the step is wrong, trying it again would not help. A command that was
+            // not sent in time (REDIS_COMMAND_TIMEOUT_MS, Redis stalled behind a backlog) fails while the client is
+            // ready all the same: it did nothing, so it is kept like a step of a lost connection.
+            if (this.options.redis.isReady && !isUnavailableDependency(error)) {
               this.logger.error(`a lease step failed: ${(error as Error).message}`);
               continue;
             }

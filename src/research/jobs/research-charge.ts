@@ -13,7 +13,7 @@ export function researchCharge(job: ResearchJob): CreditsCharged {
       key_id: job.keyId,
       key_environment: job.keyEnvironment,
       operation: 'research',
-      channel: 'rest',
+      channel: job.channel,
       depth: job.planModel,
       credits: job.credits,
       request_id: job.requestId,

@@ -20,6 +20,8 @@ export interface ResearchJob {
   readonly keyId: string;
   readonly keyEnvironment: KeyEnvironment;
   readonly idempotencyKey: string | null;
+  /** Where it was submitted: POST /research (`rest`) or the MCP research tool (`mcp`); its charge says so. */
+  readonly channel: 'rest' | 'mcp';
   readonly input: string;
   readonly model: RequestedModel;
   readonly planModel: ResearchModel;

@@ -11,6 +11,7 @@ interface JobRow {
   key_id: string;
   key_environment: ResearchJob['keyEnvironment'];
   idempotency_key: string | null;
+  channel: ResearchJob['channel'];
   input: string;
   model: ResearchJob['model'];
   plan_model: ResearchJob['planModel'];
@@ -40,6 +41,7 @@ const toJob = (r: JobRow): ResearchJob => ({
   keyId: r.key_id,
   keyEnvironment: r.key_environment,
   idempotencyKey: r.idempotency_key,
+  channel: r.channel,
   input: r.input,
   model: r.model,
   planModel: r.plan_model,
@@ -70,6 +72,7 @@ export type NewResearchJob = Pick<
   | 'keyId'
   | 'keyEnvironment'
   | 'idempotencyKey'
+  | 'channel'
   | 'input'
   | 'model'
   | 'planModel'
@@ -102,9 +105,9 @@ export class ResearchJobsRepository {
     const inserted = await this.db.query<JobRow>(
       `INSERT INTO research_jobs (request_id, org_id, project_id, key_id, key_environment, idempotency_key, input,
          model, plan_model, citation_format, output_schema, status, charge_id, billing_month, reserved_credits,
-         expires_at)
+         expires_at, channel)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $13, $14,
-         now() + make_interval(hours => $15))
+         now() + make_interval(hours => $15), $16)
        ON CONFLICT DO NOTHING
        RETURNING *`,
       [
@@ -123,6 +126,7 @@ export class ResearchJobsRepository {
         job.billingMonth,
         job.reservedCredits,
         retentionHours,
+        job.channel,
       ],
     );
     if (inserted.rows[0]) return { job: toJob(inserted.rows[0]), created: true };

@@ -4,6 +4,7 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
+  IsNumber,
   IsOptional,
   IsString,
   Matches,
@@ -19,6 +20,8 @@ export const SEARCH_DEPTHS = ['basic', 'advanced', 'fast', 'ultra-fast'] as cons
 export const TOPICS = ['general', 'news', 'finance'] as const;
 export const TIME_RANGES = ['day', 'week', 'month', 'year', 'd', 'w', 'm', 'y'] as const;
 export const MAX_QUERY_LENGTH = 400;
+/** The longest max_age a request may give: a year, in seconds. */
+export const MAX_AGE_LIMIT = 31_536_000;
 
 /** `YYYY-MM-DD` naming a real calendar day. */
 export function isCalendarDate(value: unknown): boolean {
@@ -211,4 +214,31 @@ export class SearchRequestDto {
   @IsOptional()
   @IsBoolean()
   include_usage?: boolean;
+
+  /**
+   * Seconds a page read earlier (kept in the local index) stays good enough to stand for a fresh read of it; older
+   * pages are fetched again. 0 always fetches. Default: the server's PAGE_CACHE_MAX_AGE_SECONDS (86400).
+   */
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_AGE_LIMIT })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_AGE_LIMIT)
+  max_age?: number;
+
+  /**
+   * Seconds the pages may take to read, at most the depth's own deadline (which it can only shorten); 0 reads
+   * nothing new (pages known to the cache, and the engines' snippets).
+   */
+  @ApiPropertyOptional({ minimum: 0, maximum: 60 })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(60)
+  fetch_timeout?: number;
+
+  /** When a page cannot be read in time, show an older copy of it from the cache (if any). Default false. */
+  @IsOptional()
+  @IsBoolean()
+  cache_fallback?: boolean;
 }

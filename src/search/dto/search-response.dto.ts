@@ -47,8 +47,9 @@ export class SearchResultDto {
 
   /**
    * With upstream providers configured: where `content` comes from. 'page': the page, read for this search;
-   * 'index': the local index's copy; 'snippet': the engine's snippet (the page was not read, or not in time: its
-   * raw_content is null).
+   * 'index': the local index's copy (for an engine's hit: read earlier and younger than max_age, or older with
+   * cache_fallback); 'snippet': the engine's snippet (the page was not read, or not in time: its raw_content is
+   * null).
    */
   @ApiPropertyOptional({ enum: ['page', 'index', 'snippet'] })
   content_source?: 'page' | 'index' | 'snippet';

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CONTENT_EXTRACTOR, type ContentExtractor } from '../../extract/content-extractor.port.js';
 import { ROBOTS_POLICY, type RobotsPolicy } from '../../fetch/fetcher.port.js';
+import { PageCache } from '../../page-cache/page-cache.js';
 import type { PageReader, ReadPage } from './page-reader.port.js';
 import { untilAborted } from './until-aborted.js';
 
@@ -20,13 +21,14 @@ export class RobotsRefusal extends Error {
  * Reads a page as /extract does (the SSRF-safe fetcher: every hop's resolved address checked, redirects and size
  * bounded; HTML extracted on the worker pool), at basic extraction depth (no rendering), after robots.txt allows
  * it: an engine's URL is untrusted input and the reading is automatic. The caller's signal bounds the whole read,
- * the wait for a pool thread included.
+ * the wait for a pool thread included. Every page read goes to the page cache (the local index), behind the answer.
  */
 @Injectable()
 export class ExtractingPageReader implements PageReader {
   constructor(
     @Inject(CONTENT_EXTRACTOR) private readonly extractor: ContentExtractor,
     @Inject(ROBOTS_POLICY) private readonly robots: RobotsPolicy,
+    private readonly cache: PageCache,
   ) {}
 
   async read(url: string, signal: AbortSignal): Promise<ReadPage> {
@@ -41,6 +43,7 @@ export class ExtractingPageReader implements PageReader {
       maxBytes: MAX_PAGE_BYTES,
       signal,
     });
+    this.cache.remember(page);
     const published = page.publishedDate ? new Date(page.publishedDate) : null;
     return {
       url: page.url,

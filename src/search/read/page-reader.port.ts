@@ -1,6 +1,7 @@
 /**
- * Reading one page of an upstream hit for POST /search. The port is where a cache of read pages goes (a reader that
- * answers from the local index when its copy is fresh enough, and reads through otherwise).
+ * Reading one page of an upstream hit for POST /search. The page cache is in front of it: ReadAndRank looks every hit
+ * up in the local index at once (PageCache) and asks the reader only for the pages without a fresh copy; the reader
+ * hands each page it reads to the cache.
  */
 export interface ReadPage {
   /** The final URL, after redirects. */

@@ -1,4 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { normalizeUrl } from '../../crawl/normalize-url.js';
+import { PageCache } from '../../page-cache/page-cache.js';
 import { COUNTRY_BOOST, isFromCountry } from '../country.js';
 import { mergeHits } from '../merge-hits.js';
 import type { ProviderHits } from '../provider-lists.js';
@@ -11,16 +13,21 @@ import { ReadMetrics } from './read-metrics.js';
 import type { ReadPlan } from './read-plan.js';
 import { readPages } from './read-pages.js';
 
+/** The local index's provider name: its hits are the index's own, the others an engine's. */
+const LOCAL = 'local';
+
 interface Merged {
   readonly hit: SearchHit;
   readonly rank: number;
 }
 
 /**
- * The hits of every provider, read and ranked as one list: the upstream hits the plan reads (the engines' best
- * first) are fetched and extracted at once under the plan's deadline, each page analysed for the query as soon as it
- * arrives, and every candidate (a page read, a page of the local index, or an engine's snippet when its page was not
- * read in time) is ranked from its text by EvidenceRanking, then by the optional Reranker.
+ * The hits of every provider, read and ranked as one list: an upstream hit whose page the page cache holds fresh
+ * enough is taken from there; the others the plan reads (the engines' best first) are fetched and extracted at once
+ * under the plan's deadline (cache_fallback: an older copy stands for a page not read in time), each page analysed
+ * for the query as soon as it arrives, and every candidate (a page read, a page of the local index, or an engine's
+ * snippet when its page was not read in time) is ranked from its text by EvidenceRanking, then by the optional
+ * Reranker.
  */
 @Injectable()
 export class ReadAndRank {
@@ -30,6 +37,7 @@ export class ReadAndRank {
     @Inject(PAGE_READER) private readonly reader: PageReader,
     private readonly ranking: EvidenceRanking,
     private readonly metrics: ReadMetrics,
+    private readonly cache: PageCache,
     @Optional() @Inject(RERANKER) private readonly reranker: Reranker | null = null,
   ) {}
 
@@ -42,28 +50,35 @@ export class ReadAndRank {
     const [lists, query] = await Promise.all([ask(), this.ranking.forQuery(request.query)]);
     const merged = mergeLists(lists);
     const byUrl = new Map(merged.map((m) => [m.hit.url, m]));
-    const toRead = new Set(
-      plan.read
-        ? merged
-            .filter((m) => m.hit.rawContent === null)
-            .slice(0, plan.candidates)
-            .map((m) => m.hit.url)
-        : [],
-    );
-    // The texts already at hand (the local index's pages, the snippets not to be read) are analysed meanwhile.
-    const known = merged.filter((m) => !toRead.has(m.hit.url)).map((m) => otherCandidate(m, plan));
-    const knownTexts = readAll(query, known);
+    // Upstream hits without a page: any may be in the page cache, the engines' best plan.candidates are read.
+    const readable = plan.read ? merged.filter((m) => m.hit.rawContent === null).map((m) => m.hit.url) : [];
+    const toRead = new Set(readable.slice(0, plan.candidates));
+    // The local index's copies first (one lookup for all): a fresh one stands for the read.
+    const policy = this.cache.policyFor(plan.maxAgeSeconds ?? undefined, plan.cacheFallback);
+    const cached = await this.cache.lookup(readable, policy);
     const pagesRead = new Map<string, { candidate: RankCandidate; text: Promise<TextEvidence[]> }>();
-    const started = performance.now();
-    const outcome = await readPages([...toRead], this.reader, plan.budgetMs, request.signal, (url, page) => {
+    const addPage = (url: string, page: ReadPage, source: 'page' | 'index' = 'page') => {
       const { hit, rank } = byUrl.get(url)!;
-      const candidate = pageCandidate(hit, rank, page);
+      const candidate = pageCandidate(hit, rank, page, source);
       pagesRead.set(url, { candidate, text: readAll(query, [candidate]) });
-    });
-    if (toRead.size > 0) {
+    };
+    for (const [url, page] of cached.fresh) addPage(url, page, 'index');
+    // The texts already at hand (the local index's pages, the snippets not to be read) are analysed meanwhile.
+    const known = merged
+      .filter((m) => !toRead.has(m.hit.url) && !pagesRead.has(m.hit.url))
+      .map((m) => otherCandidate(m, plan));
+    const knownTexts = readAll(query, known);
+    const toFetch = plan.budgetMs > 0 ? [...toRead].filter((url) => !cached.fresh.has(url)) : [];
+    const started = performance.now();
+    const outcome = await readPages(toFetch, this.reader, plan.budgetMs, request.signal, (url, page) =>
+      addPage(url, page),
+    );
+    if (toFetch.length > 0) {
       const counts = { read: outcome.pages.size, failed: outcome.failures.size, late: outcome.late.size };
       this.metrics.observe(plan.depth, counts, (performance.now() - started) / 1000);
     }
+    // cache_fallback: a page not read in time, from an older copy.
+    for (const [url, page] of cached.stale) if (toRead.has(url) && !pagesRead.has(url)) addPage(url, page, 'index');
     // Pages not read in time: their snippets.
     const missed = merged
       .filter((m) => toRead.has(m.hit.url) && !pagesRead.has(m.hit.url))
@@ -76,7 +91,8 @@ export class ReadAndRank {
       ...(await query.read(missed.map(textOf))),
     ];
     let ranked = this.ranking.rank(query, candidates, texts, plan.chunks);
-    if (this.reranker) {
+    // Ultra-fast reads nothing and waits for nothing: the engines' order, as evidence ranks it.
+    if (this.reranker && plan.read) {
       try {
         ranked = await this.reranker.rerank(request.query, ranked, request.signal);
       } catch (error) {
@@ -87,20 +103,34 @@ export class ReadAndRank {
   }
 }
 
-/** Hits merged by URL, each with its best rank in any list; in that order. */
+/**
+ * Hits merged by canonical URL, each with its best rank in any list; in that order. When an engine returned a page
+ * the local index holds, the engine's hit stands: the index's copy is the page cache's, served by its rules
+ * (max_age, cache_fallback, the SSRF rules) rather than as it is.
+ */
 function mergeLists(lists: readonly ProviderHits[]): Merged[] {
-  const byUrl = new Map<string, Merged>();
+  const byKey = new Map<string, Merged & { readonly upstream: boolean }>();
   for (const list of lists) {
+    const upstream = list.provider !== LOCAL;
     list.hits.forEach((hit, rank) => {
-      const seen = byUrl.get(hit.url);
-      byUrl.set(hit.url, seen ? { hit: mergeHits(seen.hit, hit), rank: Math.min(seen.rank, rank) } : { hit, rank });
+      const key = normalizeUrl(hit.url) ?? hit.url;
+      const seen = byKey.get(key);
+      if (!seen) byKey.set(key, { hit, rank, upstream });
+      else if (seen.upstream === upstream) {
+        byKey.set(key, { hit: mergeHits(seen.hit, hit), rank: Math.min(seen.rank, rank), upstream });
+      } else {
+        byKey.set(key, { hit: upstream ? hit : seen.hit, rank: Math.min(seen.rank, rank), upstream: true });
+      }
     });
   }
-  return [...byUrl.values()].sort((a, b) => a.rank - b.rank);
+  return [...byKey.values()].sort((a, b) => a.rank - b.rank);
 }
 
-/** A hit whose page was read: its text, and the title, date, favicon and images the engine lacked. */
-function pageCandidate(hit: SearchHit, rank: number, page: ReadPage): RankCandidate {
+/**
+ * A hit whose page was read (for this search, or earlier: the local index's copy): its text, and the title, date,
+ * favicon and images the engine lacked.
+ */
+function pageCandidate(hit: SearchHit, rank: number, page: ReadPage, source: 'page' | 'index'): RankCandidate {
   const enriched: SearchHit = {
     ...hit,
     title: hit.title && hit.title !== hit.url ? hit.title : page.title?.trim() || hit.title,
@@ -109,7 +139,7 @@ function pageCandidate(hit: SearchHit, rank: number, page: ReadPage): RankCandid
     favicon: hit.favicon ?? page.favicon,
     images: hit.images.length > 0 ? hit.images : page.images.map((url) => ({ url, description: null })),
   };
-  return { hit: enriched, text: page.markdown, source: 'page', rank };
+  return { hit: enriched, text: page.markdown, source, rank };
 }
 
 function otherCandidate({ hit, rank }: Merged, plan: ReadPlan): RankCandidate {

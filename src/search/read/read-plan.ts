@@ -18,6 +18,19 @@ export interface ReadPlan {
   readonly budgetMs: number;
   /** Passages `content` joins (chunks_per_source, or the depth's default). */
   readonly chunks: number;
+  /** max_age: how old a cached copy may be to stand for a read (null: the server's default). */
+  readonly maxAgeSeconds: number | null;
+  /** cache_fallback: a page not read in time is shown from an older cached copy, when there is one. */
+  readonly cacheFallback: boolean;
+}
+
+/** What the request says of reading, beyond its depth. */
+export interface ReadOptions {
+  readonly chunksPerSource?: number;
+  readonly maxAgeSeconds?: number;
+  /** fetch_timeout: shortens the depth's deadline. */
+  readonly fetchTimeoutSeconds?: number;
+  readonly cacheFallback?: boolean;
 }
 
 interface DepthSettings {
@@ -27,7 +40,7 @@ interface DepthSettings {
   readonly defaultChunks: number;
 }
 
-/** Per depth; the README's table of search depths (section Search) gives these numbers: keep them in step. */
+/** Per depth; docs/search.md's table of search depths gives these numbers: keep them in step. */
 export const DEPTH_SETTINGS: Readonly<Record<SearchDepth, DepthSettings>> = {
   'ultra-fast': { read: false, candidates: 0, budgetMs: 0, defaultChunks: 1 },
   fast: { read: true, candidates: 8, budgetMs: 300, defaultChunks: 1 },
@@ -38,13 +51,16 @@ export const DEPTH_SETTINGS: Readonly<Record<SearchDepth, DepthSettings>> = {
 /** Upstream hits read at once on one host by one search (the rest wait for a turn, within the same deadline). */
 export const READS_PER_HOST = 4;
 
-export function readPlan(depth: SearchDepth, maxResults: number, chunksPerSource: number | undefined): ReadPlan {
+export function readPlan(depth: SearchDepth, maxResults: number, options: ReadOptions = {}): ReadPlan {
   const settings = DEPTH_SETTINGS[depth];
+  const timeoutMs = options.fetchTimeoutSeconds === undefined ? Infinity : options.fetchTimeoutSeconds * 1000;
   return {
     depth,
     read: settings.read,
     candidates: Math.max(maxResults, settings.candidates),
-    budgetMs: settings.budgetMs,
-    chunks: chunksPerSource ?? settings.defaultChunks,
+    budgetMs: Math.round(Math.min(settings.budgetMs, timeoutMs)),
+    chunks: options.chunksPerSource ?? settings.defaultChunks,
+    maxAgeSeconds: options.maxAgeSeconds ?? null,
+    cacheFallback: options.cacheFallback === true,
   };
 }

@@ -1,0 +1,570 @@
+/**
+ * Web search benchmark (`npm run bench:web`; not part of `npm test`), issue 25: POST /search against a simulated
+ * web, measured at each depth and against the engine alone, in the same run.
+ *
+ * The web (bench/web/): SciFact's 5,183 abstracts (../shared/data/scifact-train) as ordinary article pages (site
+ * navigation, cookie banner, breadcrumb, related links, footer: one template per host) on 40 loopback hosts,
+ * 127.0.0.2 … 127.0.0.41, one port; each page answers after a seeded log-normal latency (median 120 ms, p90 500 ms),
+ * and 4 % hang, 3 % answer 503, 2 % 404 and 3 % trickle their body over 3 s. A SearXNG-format engine (the real JSON
+ * shape, about 300 ms per query) returns 10 results per claim: BM25's best 10 over title and abstract, in a
+ * mediocre order (by the query's words in the title; bench/web/engine-ranker.ts), each with the page's first 160
+ * characters of visible text as its snippet.
+ *
+ * The service: the build (`node dist/src/main.js`) with SEARXNG_URL at that engine and FETCH_ALLOW_HOSTS=127.0.0.0/8,
+ * in services mode (DATABASE_URL, REDIS_URL; BENCH_WEB_MODE=embedded for PGlite), started afresh for each depth (a
+ * schema and a Redis prefix of its own), so that every cold pass is cold. Each claim is asked once (cold), then again
+ * (warm), as `{query, search_depth, max_results: 10, include_raw_content: "markdown"}`: raw_content is asked on
+ * every request, as an agent reading the pages would, so latencies include what it costs.
+ *
+ * Measures, per row (the engine alone, then ultra-fast, fast, basic, advanced), on the claims with evidence (a
+ * seeded sample of BENCH_WEB_CLAIMS, default 100, of the 505):
+ * - nDCG@10 against the qrels (a result URL's path names its abstract);
+ * - evidence recall@5: the share of claims whose top 5 results' `content` holds a rationale sentence of a relevant
+ *   abstract (bench/web/evidence-match.ts: word sequences, ≥ 80 % of a sentence's words in order);
+ * - raw_content coverage: of the results whose page answered in time (seeded model: a 200 whose headers come within
+ *   the depth's budget less the engine's latency and 100 ms for connecting and extraction; trickling, hanging and
+ *   failing pages excluded), the share with a non-empty raw_content;
+ * - latency cold p50 / p95 / max and warm p50, as the client sees it.
+ * Targets of issue 25 are printed with met / missed; the last stdout line is the JSON report (bench/run-all.ts), and
+ * bench/results/web-<timestamp>.json records the run (BENCH_NO_RECORD=1: not written).
+ *
+ * Knobs: BENCH_WEB_CLAIMS (100), BENCH_WEB_CONCURRENCY (4 requests at once), BENCH_WEB_DEPTHS
+ * (ultra-fast,fast,basic,advanced), BENCH_WEB_BUDGETS (ultra-fast=1000,fast=1000,basic=1500,advanced=3000 ms),
+ * BENCH_WEB_RAW (markdown; `none` asks no raw_content), BENCH_WEB_MODE (services|embedded), BENCH_WEB_DATA (the
+ * SciFact folder), DATABASE_URL (postgres://postgres@127.0.0.1:5432/test), REDIS_URL (redis://127.0.0.1:6379).
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ndcgAt } from '../src/search/eval/retrieval-metrics.js';
+import { type BenchReport, type Figure, figuresTable, percentile, sortedCopy } from './bench-support.js';
+import { pageBehaviour } from './web/page-behaviour.js';
+import { PageHosts, loopbackHosts } from './web/page-hosts.js';
+import { EngineRanker } from './web/engine-ranker.js';
+import { holdsEvidence } from './web/evidence-match.js';
+import { type Claim, SciFactWeb, abstractIdOf, findSciFact, readSciFact } from './web/scifact-web.js';
+import { SearxngServer } from './web/searxng-server.js';
+import { type ServiceUnderTest, startService } from './web/service-under-test.js';
+import { prng, shuffled } from './web/seeded-random.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const DEPTHS = ['ultra-fast', 'fast', 'basic', 'advanced'] as const;
+type Depth = (typeof DEPTHS)[number];
+type RowName = 'engine' | Depth;
+
+const CLAIMS = Math.max(1, Number(process.env.BENCH_WEB_CLAIMS ?? 100));
+const CONCURRENCY = Math.max(1, Number(process.env.BENCH_WEB_CONCURRENCY ?? 4));
+const RAW = process.env.BENCH_WEB_RAW ?? 'markdown';
+const MODE = process.env.BENCH_WEB_MODE === 'embedded' ? 'embedded' : 'services';
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const SEED = 25;
+const SELECTED = (process.env.BENCH_WEB_DEPTHS ?? DEPTHS.join(','))
+  .split(',')
+  .map((d) => d.trim())
+  .filter((d): d is Depth => (DEPTHS as readonly string[]).includes(d));
+/** A depth's time budget: a request past budget + 200 ms misses; a page is "in time" within it. */
+const BUDGETS: Record<Depth, number> = {
+  'ultra-fast': 1000,
+  fast: 1000,
+  basic: 1500,
+  advanced: 3000,
+  ...Object.fromEntries(
+    (process.env.BENCH_WEB_BUDGETS ?? '')
+      .split(',')
+      .map((pair) => pair.split('='))
+      .filter(([d, ms]) => d && ms && Number.isFinite(Number(ms)))
+      .map(([d, ms]) => [d!.trim(), Number(ms)]),
+  ),
+};
+/** Connecting and extracting, taken from the budget before a page counts as in time. */
+const PAGE_MARGIN_MS = 100;
+const CLIENT_TIMEOUT_MS = 30_000;
+
+interface Result {
+  readonly url: string;
+  readonly content: string;
+  readonly raw_content?: string | null;
+}
+
+interface Answer {
+  readonly claim: Claim;
+  readonly ms: number;
+  readonly status: number;
+  readonly results: readonly Result[];
+  readonly error?: string;
+}
+
+interface Pass {
+  readonly answers: Answer[];
+  /** Page requests the hosts received during the pass, by outcome. */
+  readonly pageRequests: Record<string, number>;
+  readonly seconds: number;
+}
+
+/** Runs `ask` for every claim, CONCURRENCY at a time, in claim order. */
+async function pass(claims: readonly Claim[], pages: PageHosts, ask: (claim: Claim) => Promise<Answer>): Promise<Pass> {
+  const since = performance.now();
+  const answers: Answer[] = new Array(claims.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < claims.length) {
+        const index = next++;
+        answers[index] = await ask(claims[index]!);
+      }
+    }),
+  );
+  const pageRequests: Record<string, number> = {};
+  for (const entry of pages.requestsSince(since)) pageRequests[entry.outcome] = (pageRequests[entry.outcome] ?? 0) + 1;
+  return { answers, pageRequests, seconds: (performance.now() - since) / 1000 };
+}
+
+async function timed(claim: Claim, request: () => Promise<Response>, read: (json: unknown) => Result[]) {
+  const started = performance.now();
+  try {
+    const response = await request();
+    const text = await response.text();
+    const ms = performance.now() - started;
+    if (response.status !== 200) return { claim, ms, status: response.status, results: [], error: text.slice(0, 300) };
+    return { claim, ms, status: 200, results: read(JSON.parse(text)) };
+  } catch (error) {
+    return { claim, ms: performance.now() - started, status: 0, results: [], error: (error as Error).message };
+  }
+}
+
+function askEngine(engine: SearxngServer) {
+  return (claim: Claim) =>
+    timed(
+      claim,
+      () =>
+        fetch(`${engine.url}/search?${new URLSearchParams({ q: claim.text, format: 'json' })}`, {
+          signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+        }),
+      (json) => (json as { results: Result[] }).results,
+    );
+}
+
+/**
+ * Whether the service can read the page hosts at all (FETCH_ALLOW_HOSTS, robots.txt): POST /extract of a page that
+ * answers, chosen outside every claim's results so that no measured page is read before its cold pass.
+ */
+async function probeReach(service: ServiceUnderTest, url: string): Promise<string> {
+  try {
+    const response = await fetch(`${service.url}/extract`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${service.key}` },
+      body: JSON.stringify({ urls: [url] }),
+      signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+    });
+    const json = (await response.json()) as { results?: { raw_content?: string }[]; failed_results?: unknown[] };
+    const raw = json.results?.[0]?.raw_content;
+    return response.status === 200 && raw
+      ? `the service reads the page hosts (POST /extract of ${url}: ${raw.length} characters)`
+      : `WARNING: the service could not read ${url} (${response.status} ${JSON.stringify(json).slice(0, 300)})`;
+  } catch (error) {
+    return `WARNING: POST /extract of ${url} failed: ${(error as Error).message}`;
+  }
+}
+
+function askService(service: ServiceUnderTest, depth: Depth) {
+  return (claim: Claim) =>
+    timed(
+      claim,
+      () =>
+        fetch(`${service.url}/search`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${service.key}` },
+          body: JSON.stringify({
+            query: claim.text,
+            search_depth: depth,
+            max_results: 10,
+            ...(RAW === 'none' ? {} : { include_raw_content: RAW }),
+          }),
+          signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+        }),
+      (json) => (json as { results: Result[] }).results,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Figures
+// ---------------------------------------------------------------------------------------------------------------
+
+interface RowFigures {
+  readonly row: RowName;
+  /**
+   * The median of this row's latency less the engine's for the same claim (the engine's: the mean of its two passes),
+   * cold and warm: what the service adds to its engine, measured claim by claim so that the claims' own latencies
+   * (seeded, 150 ms to 2 s) and the machine's moments weigh less than in a difference of two medians.
+   */
+  readonly coldAddedP50: number;
+  readonly warmAddedP50: number;
+  readonly ndcg10: number;
+  readonly evidenceRecall5: number;
+  /** null: not measured (the engine has no raw_content). */
+  readonly rawCoverage: number | null;
+  readonly rawInTime: number;
+  readonly coldP50: number;
+  readonly coldP95: number;
+  readonly coldMax: number;
+  readonly warmP50: number;
+  readonly warmMax: number;
+  /** The p50 of the engine's per-claim latency (the mean of its two passes): the baseline of the latencies. */
+  readonly referenceP50: number;
+  readonly errors: number;
+  readonly errorSamples: string[];
+  readonly pageRequests: { cold: Record<string, number>; warm: Record<string, number> };
+  readonly seconds: number;
+}
+
+const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** The engine's latency per claim: the mean of its two passes. */
+function engineMsByClaim(cold: Pass, warm: Pass): Map<string, number> {
+  const byClaim = new Map<string, number>();
+  cold.answers.forEach((answer, i) => byClaim.set(answer.claim.id, (answer.ms + warm.answers[i]!.ms) / 2));
+  return byClaim;
+}
+
+function rowFigures(
+  row: RowName,
+  cold: Pass,
+  warm: Pass,
+  web: SciFactWeb,
+  engineLatency: (query: string) => number,
+  engineMs: ReadonlyMap<string, number>,
+): RowFigures {
+  const { qrels } = web.data;
+  const answers = cold.answers;
+  const ndcg = answers.map((a) =>
+    ndcgAt(
+      a.results.map((r) => abstractIdOf(r.url) ?? r.url),
+      qrels.get(a.claim.id) ?? new Map(),
+      10,
+    ),
+  );
+  const withEvidence = answers.filter((a) => a.claim.evidence.size > 0);
+  const found = withEvidence.filter((a) =>
+    holdsEvidence(
+      a.results.slice(0, 5).map((r) => r.content ?? ''),
+      [...a.claim.evidence.values()].flat(),
+    ),
+  );
+  let inTime = 0;
+  let withRaw = 0;
+  if (row !== 'engine') {
+    const available = BUDGETS[row] - PAGE_MARGIN_MS;
+    for (const answer of answers) {
+      const engineDelay = engineLatency(answer.claim.text);
+      for (const result of answer.results) {
+        if (!abstractIdOf(result.url)) continue; // not a page of the simulated web
+        const behaviour = pageBehaviour(new URL(result.url).pathname);
+        if (behaviour.outcome !== 'ok' || engineDelay + behaviour.latencyMs > available) continue;
+        inTime++;
+        if (typeof result.raw_content === 'string' && result.raw_content.trim()) withRaw++;
+      }
+    }
+  }
+  const coldMs = sortedCopy(answers.map((a) => a.ms));
+  const warmMs = sortedCopy(warm.answers.map((a) => a.ms));
+  const failed = [...answers, ...warm.answers].filter((a) => a.status !== 200);
+  const added = (pass: Pass) =>
+    round(percentile(sortedCopy(pass.answers.map((a) => a.ms - (engineMs.get(a.claim.id) ?? NaN))), 50), 1);
+  return {
+    row,
+    coldAddedP50: added(cold),
+    warmAddedP50: added(warm),
+    ndcg10: round(ndcg.reduce((s, v) => s + v, 0) / Math.max(1, ndcg.length)),
+    evidenceRecall5: round(found.length / Math.max(1, withEvidence.length)),
+    rawCoverage: row === 'engine' || RAW === 'none' ? null : inTime ? round(withRaw / inTime) : NaN,
+    rawInTime: inTime,
+    coldP50: round(percentile(coldMs, 50), 1),
+    coldP95: round(percentile(coldMs, 95), 1),
+    coldMax: round(percentile(coldMs, 100), 1),
+    warmP50: round(percentile(warmMs, 50), 1),
+    warmMax: round(percentile(warmMs, 100), 1),
+    referenceP50: round(percentile(sortedCopy([...engineMs.values()]), 50), 1),
+    errors: failed.length,
+    errorSamples: [...new Set(failed.map((a) => `${a.status} ${a.error ?? ''}`.slice(0, 200)))].slice(0, 3),
+    pageRequests: { cold: cold.pageRequests, warm: warm.pageRequests },
+    seconds: round(cold.seconds + warm.seconds, 1),
+  };
+}
+
+/**
+ * What a reader of the engine's 10 results could reach at best, by the seeded model: nDCG@10 with the relevant
+ * abstracts put first, and per depth the share of claims with an evidence page among the 10 that answers in time
+ * (the most evidence recall@5 can be without other sources).
+ */
+function ceilings(engineCold: Pass, web: SciFactWeb, engineLatency: (query: string) => number) {
+  const ndcg: number[] = [];
+  const reachable = Object.fromEntries(DEPTHS.map((depth) => [depth, 0])) as Record<Depth, number>;
+  for (const answer of engineCold.answers) {
+    const judged = web.data.qrels.get(answer.claim.id) ?? new Map<string, number>();
+    const ids = answer.results.map((r) => abstractIdOf(r.url) ?? r.url);
+    ndcg.push(
+      ndcgAt(
+        [...ids].sort((a, b) => (judged.get(b) ?? 0) - (judged.get(a) ?? 0)),
+        judged,
+        10,
+      ),
+    );
+    const delay = engineLatency(answer.claim.text);
+    for (const depth of DEPTHS) {
+      const inTime = answer.results.some((r) => {
+        const behaviour = pageBehaviour(new URL(r.url).pathname);
+        return (
+          answer.claim.evidence.has(abstractIdOf(r.url) ?? '') &&
+          behaviour.outcome === 'ok' &&
+          delay + behaviour.latencyMs <= BUDGETS[depth] - PAGE_MARGIN_MS
+        );
+      });
+      if (inTime) reachable[depth]++;
+    }
+  }
+  const claims = Math.max(1, engineCold.answers.length);
+  return {
+    ndcg10_relevant_first: round(ndcg.reduce((s, v) => s + v, 0) / claims),
+    evidence_recall5_pages_in_time: Object.fromEntries(DEPTHS.map((d) => [d, round(reachable[d] / claims)])),
+  };
+}
+
+function rowsTable(rows: readonly RowFigures[]): string {
+  const header = [
+    'row',
+    'nDCG@10',
+    'evidence R@5',
+    'raw_content',
+    'cold p50',
+    'cold p95',
+    'cold max',
+    'warm p50',
+    'added to engine p50 cold / warm',
+  ];
+  const ms = (v: number) => `${Math.round(v)} ms`;
+  const lines = rows.map((r) => [
+    r.row === 'engine' ? 'engine alone' : r.row,
+    r.ndcg10.toFixed(3),
+    r.evidenceRecall5.toFixed(3),
+    r.rawCoverage === null ? '—' : `${(r.rawCoverage * 100).toFixed(1)} % of ${r.rawInTime}`,
+    ms(r.coldP50),
+    ms(r.coldP95),
+    ms(r.coldMax),
+    ms(r.warmP50),
+    r.row === 'engine' ? '' : `${ms(r.coldAddedP50)} / ${ms(r.warmAddedP50)}`,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(line)].join('\n');
+}
+
+/** The rows as figures, with issue 25's targets (dev split) where it sets one. */
+function targetFigures(rows: readonly RowFigures[]): Figure[] {
+  const bench = 'web';
+  const engine = rows.find((r) => r.row === 'engine')!;
+  const engineP50 = engine.referenceP50;
+  const figures: Figure[] = [];
+  const vs = (value: number) => ({ baseline: { label: 'engine', value } });
+  for (const r of rows) {
+    const name = r.row === 'engine' ? 'engine alone' : r.row;
+    if (r.row === 'engine') {
+      figures.push({ bench, measure: `${name} nDCG@10`, value: r.ndcg10, unit: '' });
+      figures.push({ bench, measure: `${name} evidence recall@5`, value: r.evidenceRecall5, unit: '' });
+      figures.push({ bench, measure: `${name} p50`, value: engineP50, unit: 'ms' });
+      continue;
+    }
+    const depth = r.row;
+    const recallTarget = depth === 'basic' ? 0.45 : depth === 'advanced' ? 0.65 : null;
+    figures.push({
+      bench,
+      measure: `${name} nDCG@10`,
+      value: r.ndcg10,
+      unit: '',
+      ...vs(engine.ndcg10),
+      ...(depth === 'advanced' ? { target: '≥ 0.75', met: r.ndcg10 >= 0.75 } : {}),
+    });
+    figures.push({
+      bench,
+      measure: `${name} evidence recall@5`,
+      value: r.evidenceRecall5,
+      unit: '',
+      ...vs(engine.evidenceRecall5),
+      ...(recallTarget !== null ? { target: `≥ ${recallTarget}`, met: r.evidenceRecall5 >= recallTarget } : {}),
+    });
+    if (r.rawCoverage !== null) {
+      figures.push({
+        bench,
+        measure: `${name} raw_content of pages in time (${r.rawInTime})`,
+        value: round(r.rawCoverage * 100, 1),
+        unit: '%',
+        ...(depth === 'basic' || depth === 'advanced' ? { target: '≥ 95 %', met: r.rawCoverage >= 0.95 } : {}),
+      });
+    }
+    const p50Target = depth === 'basic' ? 1000 : depth === 'advanced' ? 2000 : null;
+    const p95Target = depth === 'basic' ? 1500 : depth === 'advanced' ? 3000 : null;
+    figures.push({
+      bench,
+      measure: `${name} cold p50`,
+      value: r.coldP50,
+      unit: 'ms',
+      ...vs(engineP50),
+      added: r.coldAddedP50,
+      ...(depth === 'ultra-fast'
+        ? { target: '≤ engine + 20 ms', met: r.coldAddedP50 <= 20 }
+        : p50Target !== null
+          ? { target: `≤ ${p50Target} ms`, met: r.coldP50 <= p50Target }
+          : {}),
+    });
+    figures.push({
+      bench,
+      measure: `${name} cold p95`,
+      value: r.coldP95,
+      unit: 'ms',
+      ...(p95Target !== null ? { target: `≤ ${p95Target} ms`, met: r.coldP95 <= p95Target } : {}),
+    });
+    figures.push({
+      bench,
+      measure: `${name} max, cold or warm`,
+      value: Math.max(r.coldMax, r.warmMax),
+      unit: 'ms',
+      target: `≤ budget ${BUDGETS[depth]} + 200 ms`,
+      met: Math.max(r.coldMax, r.warmMax) <= BUDGETS[depth] + 200,
+    });
+    figures.push({
+      bench,
+      measure: `${name} warm p50`,
+      value: r.warmP50,
+      unit: 'ms',
+      ...vs(engineP50),
+      added: r.warmAddedP50,
+      target: '≤ engine + 50 ms',
+      met: r.warmAddedP50 <= 50,
+    });
+    if (r.errors > 0) figures.push({ bench, measure: `${name} failed requests`, value: r.errors, unit: '' });
+  }
+  return figures;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const dir = findSciFact();
+  if (!dir) throw new Error('SciFact not found: set BENCH_WEB_DATA to the scifact-train folder');
+  const startedAt = new Date();
+  const data = await readSciFact(dir);
+  const hosts = loopbackHosts(40);
+  const web = new SciFactWeb(data, hosts, SEED);
+  const pages = await PageHosts.start({ page: (host, pathname) => web.page(host, pathname) });
+  const ranker = new EngineRanker(
+    data.abstracts.map((a) => ({ id: a.id, title: a.title, text: a.sentences.join(' ') })),
+  );
+  const search = (query: string) =>
+    ranker.rank(query, 10).map((id) => ({
+      url: `${pages.origin(web.hostOf(id))}${web.pathOf(id)}`,
+      title: web.abstract(id)!.title,
+      content: web.snippet(id),
+    }));
+  const engine = await SearxngServer.start({ seed: SEED, search });
+  const engineLatency = (query: string) => SearxngServer.latencyOf(query, { seed: SEED });
+  const claims = shuffled(
+    data.claims.filter((c) => c.evidence.size > 0),
+    prng(SEED),
+  ).slice(0, CLAIMS);
+  // The pages the claims' results show are built now, not while the engine's latency is measured.
+  const shown = new Set(claims.flatMap((claim) => search(claim.text).map((result) => result.url)));
+  const probe = data.abstracts
+    .map((a) => `${pages.origin(web.hostOf(a.id))}${web.pathOf(a.id)}`)
+    .find((url) => !shown.has(url) && pageBehaviour(new URL(url).pathname).outcome === 'ok')!;
+  console.log(
+    `web: ${data.abstracts.length} pages on ${hosts.length} hosts (port ${pages.port}), engine at ${engine.url}; ` +
+      `${claims.length} claims with evidence, ${CONCURRENCY} at a time, ${MODE} mode, include_raw_content ${RAW}`,
+  );
+
+  const rows: RowFigures[] = [];
+  let ceiling: ReturnType<typeof ceilings> | null = null;
+  try {
+    const engineCold = await pass(claims, pages, askEngine(engine));
+    const engineWarm = await pass(claims, pages, askEngine(engine));
+    const engineMs = engineMsByClaim(engineCold, engineWarm);
+    rows.push(rowFigures('engine', engineCold, engineWarm, web, engineLatency, engineMs));
+    ceiling = ceilings(engineCold, web, engineLatency);
+    console.log(`engine alone: done in ${rows[0]!.seconds} s`);
+    console.log(
+      `ceilings from the engine's 10 results: nDCG@10 ${ceiling.ndcg10_relevant_first} (relevant first); ` +
+        `evidence recall@5 with an evidence page in time ${JSON.stringify(ceiling.evidence_recall5_pages_in_time)}`,
+    );
+    for (const depth of SELECTED) {
+      const service = await startService({
+        name: `bench_web_${process.pid}_${depth.replace('-', '_')}`,
+        mode: MODE,
+        databaseUrl: DATABASE_URL,
+        redisUrl: REDIS_URL,
+        env: { SEARXNG_URL: engine.url, FETCH_ALLOW_HOSTS: '127.0.0.0/8' },
+      });
+      try {
+        if (depth === SELECTED[0]) console.log(await probeReach(service, probe));
+        const cold = await pass(claims, pages, askService(service, depth));
+        const warm = await pass(claims, pages, askService(service, depth));
+        const row = rowFigures(depth, cold, warm, web, engineLatency, engineMs);
+        rows.push(row);
+        console.log(
+          `${depth}: done in ${row.seconds} s; page requests cold ${JSON.stringify(row.pageRequests.cold)}, ` +
+            `warm ${JSON.stringify(row.pageRequests.warm)}` +
+            (row.errors ? `; ${row.errors} failed: ${row.errorSamples.join(' | ')}` : ''),
+        );
+      } finally {
+        await service.stop();
+      }
+    }
+  } finally {
+    await engine.stop();
+    await pages.stop();
+  }
+
+  const figures = targetFigures(rows);
+  console.log(`\n${rowsTable(rows)}\n\n${figuresTable(figures)}`);
+  const settings = {
+    claims: claims.length,
+    claims_with_evidence_in_split: data.claims.filter((c) => c.evidence.size > 0).length,
+    concurrency: CONCURRENCY,
+    mode: MODE,
+    include_raw_content: RAW,
+    budgets_ms: BUDGETS,
+    page_margin_ms: PAGE_MARGIN_MS,
+    hosts: hosts.length,
+    seed: SEED,
+    web: 'median 120 ms, p90 500 ms; 4 % hang, 3 % 503, 2 % 404, 3 % trickle over 3 s',
+    engine: 'BM25 top 10 over title + abstract, ordered by query words in the title; snippet = first 160 characters',
+  };
+  const report: BenchReport = { bench: 'web', figures, details: { settings, ceilings: ceiling, rows } };
+  if (!process.env.BENCH_NO_RECORD) {
+    const document = {
+      bench: 'web',
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      machine: {
+        cpus: os.cpus().length,
+        cpuModel: os.cpus()[0]?.model ?? null,
+        node: process.version,
+        loadAverageAtEnd: os.loadavg(),
+      },
+      settings,
+      ceilings: ceiling,
+      rows,
+      figures,
+    };
+    const directory = path.resolve(here, '..', '..', 'bench', 'results');
+    await mkdir(directory, { recursive: true });
+    const file = path.join(directory, `web-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+    await writeFile(file, `${JSON.stringify(document, null, 2)}\n`);
+    console.log(`written to ${path.relative(process.cwd(), file)}`);
+  }
+  console.log(JSON.stringify(report));
+}
+
+main().catch((error: unknown) => {
+  console.error((error as Error).stack ?? String(error));
+  process.exit(1);
+});

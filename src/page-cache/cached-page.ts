@@ -1,0 +1,17 @@
+/** A page as the local index holds it: what a fresh read would give, and when it was fetched. */
+export interface CachedPage {
+  /** The canonical URL the index keys it by. */
+  readonly url: string;
+  readonly title: string | null;
+  /** The main content as markdown. */
+  readonly markdown: string;
+  readonly publishedDate: Date | null;
+  readonly favicon: string | null;
+  readonly images: readonly string[];
+  readonly fetchedAt: Date;
+}
+
+/** Whether a copy fetched at `fetchedAt` is young enough for `maxAgeSeconds` (0: no copy is). */
+export function isFresh(page: CachedPage, maxAgeSeconds: number, now = Date.now()): boolean {
+  return maxAgeSeconds > 0 && now - page.fetchedAt.getTime() <= maxAgeSeconds * 1000;
+}

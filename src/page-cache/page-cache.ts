@@ -1,0 +1,124 @@
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { DocumentIndexWriter } from '../crawl/document-index.writer.js';
+import { normalizeUrl } from '../crawl/normalize-url.js';
+import { Database } from '../database/database.js';
+import type { ExtractedPage } from '../extract/content-extractor.port.js';
+import { AddressPolicy } from '../fetch/address-policy.js';
+import { type CachedPage, isFresh } from './cached-page.js';
+import { IndexWriteBehind } from './index-write-behind.js';
+import { PageCacheMetrics } from './page-cache.metrics.js';
+import { readCachedPages } from './read-cached-pages.js';
+
+/** A lookup slower than this is given up (a miss): the cache must never cost a read more than it saves. */
+const LOOKUP_TIMEOUT_MS = 250;
+
+/** What a request asks of the cache: max_age (null: PAGE_CACHE_MAX_AGE_SECONDS) and cache_fallback. */
+export interface CachePolicy {
+  readonly maxAgeSeconds: number;
+  readonly fallback: boolean;
+}
+
+/** The index's copies of some URLs, by the URL as asked: `fresh` may be served as read, `stale` only as a fallback. */
+export interface CacheLookup {
+  readonly fresh: ReadonlyMap<string, CachedPage>;
+  readonly stale: ReadonlyMap<string, CachedPage>;
+}
+
+const EMPTY: CacheLookup = { fresh: new Map(), stale: new Map() };
+
+/**
+ * The index is the cache: a page search or extract reads is written to the local index (documents, and with them
+ * the passages and terms its triggers keep) with its fetch time, and a later read of the same canonical URL is
+ * served from there while younger than the freshness limit. Lookups are one query by primary key for all URLs of
+ * a request, and obey the SSRF rules as a fetch would (a copy is never served for a URL the fetcher would refuse).
+ * Writes go behind the response (IndexWriteBehind); INDEX_READ_PAGES=false turns them off.
+ */
+@Injectable()
+export class PageCache implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('PageCache');
+  private readonly policy: AddressPolicy;
+  private readonly writes: IndexWriteBehind | null;
+  readonly defaultMaxAgeSeconds: number;
+
+  constructor(
+    private readonly db: Database,
+    private readonly metrics: PageCacheMetrics,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.policy = new AddressPolicy(config.fetchAllowHosts);
+    this.defaultMaxAgeSeconds = config.pageCacheMaxAgeSeconds;
+    this.writes = config.indexReadPages ? new IndexWriteBehind(new DocumentIndexWriter(db), metrics) : null;
+  }
+
+  /** A request's policy: its max_age (seconds) or the default, and whether it asked for cache_fallback. */
+  policyFor(maxAgeSeconds: number | undefined, fallback: boolean | undefined): CachePolicy {
+    return { maxAgeSeconds: maxAgeSeconds ?? this.defaultMaxAgeSeconds, fallback: fallback === true };
+  }
+
+  /**
+   * The copies of `urls` the index holds, split by `policy`. Nothing is looked up when neither fresh copies nor
+   * fallbacks are wanted; a failed or slow lookup is a miss (logged and counted).
+   */
+  async lookup(urls: readonly string[], policy: CachePolicy): Promise<CacheLookup> {
+    if (urls.length === 0 || (policy.maxAgeSeconds === 0 && !policy.fallback)) return EMPTY;
+    const keys = new Map<string, string>();
+    for (const url of urls) {
+      const key = this.keyOf(url);
+      if (key) keys.set(url, key);
+    }
+    let found: Map<string, CachedPage>;
+    try {
+      found = await withTimeout(readCachedPages(this.db, [...new Set(keys.values())]), LOOKUP_TIMEOUT_MS);
+    } catch (error) {
+      this.metrics.looked('error', urls.length);
+      this.logger.warn(`page cache lookup failed: ${(error as Error).message}`);
+      return EMPTY;
+    }
+    const fresh = new Map<string, CachedPage>();
+    const stale = new Map<string, CachedPage>();
+    const now = Date.now();
+    for (const [url, key] of keys) {
+      const page = found.get(key);
+      if (!page) continue;
+      if (isFresh(page, policy.maxAgeSeconds, now)) fresh.set(url, page);
+      else if (policy.fallback) stale.set(url, page);
+    }
+    this.metrics.looked('fresh', fresh.size);
+    this.metrics.looked('stale', stale.size);
+    this.metrics.looked('miss', urls.length - fresh.size - stale.size);
+    return { fresh, stale };
+  }
+
+  /** Queues a page just read (complete: markdown, not cut to a query's passages) for the local index. */
+  remember(page: ExtractedPage, fetchedAt = new Date()): void {
+    if (!this.writes) return;
+    const document = DocumentIndexWriter.fromPage(page, fetchedAt);
+    if (document) this.writes.push(document);
+  }
+
+  /** Resolves once the pages remembered so far are written (tests; shutdown). */
+  async flush(): Promise<void> {
+    await this.writes?.drain();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.flush();
+  }
+
+  /** The canonical URL of a URL the fetcher would be allowed to read, else null. */
+  private keyOf(url: string): string | null {
+    const key = normalizeUrl(url);
+    if (!key) return null;
+    return this.policy.checkHost(new URL(key).hostname) ? null : key;
+  }
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  work.catch(() => {});
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,24 @@
+import type { RedisClientOptions } from 'redis';
+
+/** The longest pause between two attempts to reconnect (jitter aside). */
+const MAX_RECONNECT_DELAY_MS = 500;
+
+/**
+ * How the shared connection behaves when Redis goes away. A command waits in node-redis's queue for the connection
+ * to come back at most `commandTimeoutMs` (REDIS_COMMAND_TIMEOUT_MS), then fails with node-redis's TimeoutError: the
+ * call answers 503 instead of waiting out the outage. node-redis stops timing a command once it is written, so a
+ * command the timeout fails was never sent and did nothing in Redis (it may also fail so while the client is ready,
+ * queued behind a backlog Redis does not read). A command already sent when the connection dies fails at once; one
+ * sent to a Redis that stops answering without closing the connection is not cut short.
+ * Reconnection is tried about every half second, so that calls are served soon after Redis is back.
+ */
+export function redisClientOptions(url: string, commandTimeoutMs: number) {
+  return {
+    url,
+    commandOptions: { timeout: commandTimeoutMs },
+    socket: {
+      reconnectStrategy: (retries: number) =>
+        Math.min(50 * 2 ** Math.min(retries, 10), MAX_RECONNECT_DELAY_MS) + Math.floor(Math.random() * 100),
+    },
+  } satisfies RedisClientOptions;
+}
