@@ -2,7 +2,7 @@ import { tavily } from '@tavily/core';
 import { chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { type DocsSites, startDocsSites } from './support/docs-sites.js';
 import { FixtureSite } from './support/fixture-site.js';
-import { closedPort, startNotFoundSite } from './support/failing-sites.js';
+import { describeStartFailures } from './support/failing-sites.js';
 import { SmtpSink } from './support/smtp-sink.js';
 import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
 
@@ -277,47 +277,7 @@ describe('POST /map', () => {
     });
   });
 
-  describe('502: the start URL cannot be read (the reason, and nothing is charged)', () => {
-    let down: Awaited<ReturnType<typeof startNotFoundSite>>;
-    let refusedPort: number;
-    beforeAll(async () => {
-      down = await startNotFoundSite();
-      refusedPort = await closedPort();
-    });
-    afterAll(async () => {
-      await down?.stop();
-    });
-
-    test.each([
-      [
-        'a 404',
-        () => ({ url: `${down.origin}/missing/` }),
-        () => `The start URL ${down.origin}/missing/ could not be read: HTTP 404`,
-      ],
-      [
-        'a refused connection',
-        () => ({ url: `http://127.0.0.1:${refusedPort}/` }),
-        () =>
-          `The start URL http://127.0.0.1:${refusedPort}/ could not be read: its robots.txt could not be fetched (connection refused)`,
-      ],
-    ])('%s', async (_case, body, message) => {
-      const before = (await chargesOf(app, orgId)).length;
-      const response = await map(body());
-      expect(response.status).toBe(502);
-      expect(response.body).toEqual({ error: message(), detail: { error: message() } });
-      expect((await chargesOf(app, orgId)).length).toBe(before);
-    });
-
-    test('a bare host tried as https:// on an http-only site: the reason says to give http://', async () => {
-      const host = down.origin.slice('http://'.length);
-      const response = await map({ url: host });
-      expect(response.status).toBe(502);
-      expect(response.body.error).toMatch(new RegExp(`^The start URL https://${host}/ could not be read: `));
-      expect(response.body.error).toContain(
-        `no scheme was given, so https:// was tried: for a site served only over http, give http://${host}/`,
-      );
-    });
-  });
+  describeStartFailures(map, async () => (await chargesOf(app, orgId)).length);
 
   describe('400', () => {
     test.each([

@@ -30,3 +30,54 @@ export async function startNotFoundSite(): Promise<{ origin: string; stop(): Pro
       }),
   };
 }
+
+/**
+ * The cases of a map or crawl whose start URL cannot be read: a 502 naming the URL and the reason, and nothing
+ * charged. `run` sends the operation's body; `charges` counts the organization's charges.
+ */
+export function describeStartFailures(
+  run: (body: Record<string, unknown>) => Promise<{ status: number; body: Record<string, unknown> }>,
+  charges: () => Promise<number>,
+): void {
+  describe('502: the start URL cannot be read (the reason, and nothing is charged)', () => {
+    let down: Awaited<ReturnType<typeof startNotFoundSite>>;
+    let refusedPort: number;
+    beforeAll(async () => {
+      down = await startNotFoundSite();
+      refusedPort = await closedPort();
+    });
+    afterAll(async () => {
+      await down?.stop();
+    });
+
+    test.each([
+      [
+        'a 404',
+        () => ({ url: `${down.origin}/missing/` }),
+        () => `The start URL ${down.origin}/missing/ could not be read: HTTP 404`,
+      ],
+      [
+        'a refused connection',
+        () => ({ url: `http://127.0.0.1:${refusedPort}/` }),
+        () =>
+          `The start URL http://127.0.0.1:${refusedPort}/ could not be read: its robots.txt could not be fetched (connection refused)`,
+      ],
+    ])('%s', async (_case, body, message) => {
+      const before = await charges();
+      const response = await run(body());
+      expect(response.status).toBe(502);
+      expect(response.body).toEqual({ error: message(), detail: { error: message() } });
+      expect(await charges()).toBe(before);
+    });
+
+    test('a bare host tried as https:// on an http-only site: the reason says to give http://', async () => {
+      const host = down.origin.slice('http://'.length);
+      const response = await run({ url: host });
+      expect(response.status).toBe(502);
+      expect(response.body.error).toMatch(new RegExp(`^The start URL https://${host}/ could not be read: `));
+      expect(response.body.error).toContain(
+        `no scheme was given, so https:// was tried: for a site served only over http, give http://${host}/`,
+      );
+    });
+  });
+}
