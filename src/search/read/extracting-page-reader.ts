@@ -3,6 +3,7 @@ import { CONTENT_EXTRACTOR, type ContentExtractor } from '../../extract/content-
 import { ROBOTS_POLICY, type RobotsPolicy } from '../../fetch/fetcher.port.js';
 import { PageCache } from '../../page-cache/page-cache.js';
 import type { PageReader, ReadPage } from './page-reader.port.js';
+import { LateReadTimeout } from './late-reads.js';
 import { untilAborted } from './until-aborted.js';
 
 /** Longest a page read may take when the caller's signal would allow more (the search deadlines are far shorter). */
@@ -36,7 +37,7 @@ export class ExtractingPageReader implements PageReader {
       return await this.readAllowed(url, signal);
     } catch (error) {
       // A failure of the page's own (not the search's deadline): not worth waiting for again for a while.
-      if (!signal.aborted) this.cache.rememberFailure(url);
+      if (!signal.aborted || signal.reason instanceof LateReadTimeout) this.cache.rememberFailure(url);
       throw error;
     }
   }

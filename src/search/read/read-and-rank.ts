@@ -18,6 +18,8 @@ import { readPages } from './read-pages.js';
 const LOCAL = 'local';
 /** Page reads going on past their search's deadline at most, across searches (see LateReads). */
 const MAX_LATE_READS = 32;
+/** How long a read may go on past its deadline: a page slower than that is taken for failed. */
+const LATE_READ_LIMIT_MS = 5000;
 
 interface Merged {
   readonly hit: SearchHit;
@@ -35,7 +37,7 @@ interface Merged {
 @Injectable()
 export class ReadAndRank {
   private readonly logger = new Logger('ReadAndRank');
-  private readonly lateReads = new LateReads(MAX_LATE_READS);
+  private readonly lateReads = new LateReads(MAX_LATE_READS, LATE_READ_LIMIT_MS);
 
   constructor(
     @Inject(PAGE_READER) private readonly reader: PageReader,

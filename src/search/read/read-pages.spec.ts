@@ -1,4 +1,4 @@
-import { LateReads } from './late-reads.js';
+import { LateReadTimeout, LateReads } from './late-reads.js';
 import type { PageReader, ReadPage } from './page-reader.port.js';
 import { readPages } from './read-pages.js';
 
@@ -42,7 +42,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('readPages', () => {
   test('pages in time are returned; a read going at the deadline goes on in the background when there is room', async () => {
     const { reader, ended } = slowReader({ 'http://a.test/fast': 5, 'http://b.test/slow': 150 });
-    const late = new LateReads(4);
+    const late = new LateReads(4, 1000);
     const outcome = await readPages(
       ['http://a.test/fast', 'http://b.test/slow'],
       reader,
@@ -65,7 +65,7 @@ describe('readPages', () => {
 
   test('past the late reads allowed, or without them, a read going at the deadline is stopped there', async () => {
     const { reader, ended } = slowReader({ 'http://a.test/1': 500, 'http://b.test/2': 500 });
-    const late = new LateReads(1);
+    const late = new LateReads(1, 1000);
     const started = performance.now();
     const outcome = await readPages(['http://a.test/1', 'http://b.test/2'], reader, 40, undefined, undefined, late);
     expect(performance.now() - started).toBeLessThan(300);
@@ -77,10 +77,30 @@ describe('readPages', () => {
     expect(alone.ended.get('http://c.test/3')).toBe('aborted');
   });
 
+  test('a late read is stopped limitMs after the deadline, with a LateReadTimeout', async () => {
+    const reasons: unknown[] = [];
+    const reader: PageReader = {
+      read: (_url, signal) =>
+        new Promise<ReadPage>((_, reject) =>
+          signal.addEventListener('abort', () => {
+            reasons.push(signal.reason);
+            reject(signal.reason as Error);
+          }),
+        ),
+    };
+    const late = new LateReads(4, 50);
+    await readPages(['http://a.test/hang'], reader, 20, undefined, undefined, late);
+    expect(late.has('http://a.test/hang')).toBe(true);
+    await sleep(120);
+    expect(reasons).toHaveLength(1);
+    expect(reasons[0]).toBeInstanceOf(LateReadTimeout);
+    expect(late.has('http://a.test/hang')).toBe(false);
+  });
+
   test('a read still waiting for its turn at the deadline never starts', async () => {
     const urls = [1, 2, 3, 4, 5].map((i) => `http://a.test/${i}`);
     const { reader, started } = slowReader(Object.fromEntries(urls.map((url) => [url, 200])));
-    const outcome = await readPages(urls, reader, 30, undefined, undefined, new LateReads(10));
+    const outcome = await readPages(urls, reader, 30, undefined, undefined, new LateReads(10, 1000));
     expect(outcome.late.size).toBe(5);
     await sleep(250);
     // READS_PER_HOST (4) started; the fifth was waiting for one of them to end.

@@ -71,7 +71,7 @@ export async function readPages(
     caller?.removeEventListener('abort', onCallerAbort);
     // Waiting reads never start; anything that arrives from now on is ignored here.
     deadline.abort(reason());
-    for (const [read, { url, stop }] of running) if (!lateReads?.admit(url, read)) stop.abort(reason());
+    for (const [read, { url, stop }] of running) if (!lateReads?.admit(url, read, stop)) stop.abort(reason());
   }
   const late = new Set(urls.filter((url) => !pages.has(url) && !failures.has(url)));
   return { pages: new Map(pages), failures: new Map(failures), late };
