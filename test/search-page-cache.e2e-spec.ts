@@ -123,6 +123,40 @@ describe('the page cache (the local index) in front of page reads', () => {
     expect(pages.requests(path)).toBe(1);
   });
 
+  test('a page read past the deadline reaches the cache; meanwhile the next search does not wait for it', async () => {
+    // basic's deadline is 0.55 s: this page answers after 0.9 s.
+    const slowPath = `/barrage-${++path}`;
+    const url = pages.set(slowPath, { kind: 'html', body: articlePage('Estuary barrage', [EVIDENCE]), delayMs: 900 });
+    searxng.searxngResults = [engineHit(url, 0)];
+    const first = await search();
+    expect(resultFor(first, url)).toMatchObject({ content_source: 'snippet', raw_content: null });
+    const started = Date.now();
+    const meanwhile = await search();
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(resultFor(meanwhile, url)).toMatchObject({ content_source: 'snippet' });
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    await written();
+    const later = await search();
+    expect(resultFor(later, url)).toMatchObject({ content_source: 'index' });
+    expect(resultFor(later, url).content).toContain(EVIDENCE);
+    expect(pages.requests(slowPath)).toBe(1);
+  });
+
+  test('a page whose read failed is not waited for again within max_age; max_age 0 reads it again', async () => {
+    const { url, path } = page(EVIDENCE);
+    pages.set(path, { kind: 'status', status: 503 });
+    expect(resultFor(await search(), url)).toMatchObject({ content_source: 'snippet' });
+    pages.set(path, { kind: 'html', body: articlePage('Estuary barrage', [EVIDENCE]) });
+    expect(resultFor(await search(), url)).toMatchObject({ content_source: 'snippet' });
+    expect(pages.requests(path)).toBe(1);
+    expect(resultFor(await search({ max_age: 0 }), url)).toMatchObject({ content_source: 'page' });
+    expect(pages.requests(path)).toBe(2);
+    // Read at last: the failure no longer counts, and the copy stands for the next read.
+    await written();
+    expect(resultFor(await search(), url)).toMatchObject({ content_source: 'index' });
+    expect(pages.requests(path)).toBe(2);
+  });
+
   test('max_age 0 fetches the page again', async () => {
     const { url, path } = page(EVIDENCE);
     await search();

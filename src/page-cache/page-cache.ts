@@ -9,6 +9,7 @@ import { type CachedPage, isFresh } from './cached-page.js';
 import { IndexWriteBehind } from './index-write-behind.js';
 import { PageCacheMetrics } from './page-cache.metrics.js';
 import { readCachedPages } from './read-cached-pages.js';
+import { RecentFailures } from './recent-failures.js';
 
 /** A lookup slower than this is given up (a miss): the cache must never cost a read more than it saves. */
 const LOOKUP_TIMEOUT_MS = 250;
@@ -19,26 +20,32 @@ export interface CachePolicy {
   readonly fallback: boolean;
 }
 
-/** The index's copies of some URLs, by the URL as asked: `fresh` may be served as read, `stale` only as a fallback. */
+/**
+ * The index's copies of some URLs, by the URL as asked: `fresh` may be served as read, `stale` only as a fallback;
+ * `failed`: URLs without a fresh copy whose read failed lately (within max_age), not worth waiting for again.
+ */
 export interface CacheLookup {
   readonly fresh: ReadonlyMap<string, CachedPage>;
   readonly stale: ReadonlyMap<string, CachedPage>;
+  readonly failed: ReadonlySet<string>;
 }
 
-const EMPTY: CacheLookup = { fresh: new Map(), stale: new Map() };
+const EMPTY: CacheLookup = { fresh: new Map(), stale: new Map(), failed: new Set() };
 
 /**
  * The index is the cache: a page search or extract reads is written to the local index (documents, and with them
  * the passages and terms its triggers keep) with its fetch time, and a later read of the same canonical URL is
  * served from there while younger than the freshness limit. Lookups are one query by primary key for all URLs of
  * a request, and obey the SSRF rules as a fetch would (a copy is never served for a URL the fetcher would refuse).
- * Writes go behind the response (IndexWriteBehind); INDEX_READ_PAGES=false turns them off.
+ * Writes go behind the response (IndexWriteBehind); INDEX_READ_PAGES=false turns them off. Failed reads are
+ * remembered for a few minutes in memory (RecentFailures), under the same max_age, and with the same switch.
  */
 @Injectable()
 export class PageCache implements BeforeApplicationShutdown {
   private readonly logger = new Logger('PageCache');
   private readonly policy: AddressPolicy;
   private readonly writes: IndexWriteBehind | null;
+  private readonly failures: RecentFailures | null;
   readonly defaultMaxAgeSeconds: number;
 
   constructor(
@@ -49,6 +56,7 @@ export class PageCache implements BeforeApplicationShutdown {
     this.policy = new AddressPolicy(config.fetchAllowHosts);
     this.defaultMaxAgeSeconds = config.pageCacheMaxAgeSeconds;
     this.writes = config.indexReadPages ? new IndexWriteBehind(new DocumentIndexWriter(db), metrics) : null;
+    this.failures = config.indexReadPages ? new RecentFailures() : null;
   }
 
   /** A request's policy: its max_age (seconds) or the default, and whether it asked for cache_fallback. */
@@ -77,24 +85,36 @@ export class PageCache implements BeforeApplicationShutdown {
     }
     const fresh = new Map<string, CachedPage>();
     const stale = new Map<string, CachedPage>();
+    const failed = new Set<string>();
     const now = Date.now();
     for (const [url, key] of keys) {
       const page = found.get(key);
-      if (!page) continue;
-      if (isFresh(page, policy.maxAgeSeconds, now)) fresh.set(url, page);
-      else if (policy.fallback) stale.set(url, page);
+      if (page && isFresh(page, policy.maxAgeSeconds, now)) {
+        fresh.set(url, page);
+        continue;
+      }
+      if (this.failures?.failedWithin(key, policy.maxAgeSeconds, now)) failed.add(url);
+      if (page && policy.fallback) stale.set(url, page);
     }
     this.metrics.looked('fresh', fresh.size);
     this.metrics.looked('stale', stale.size);
     this.metrics.looked('miss', urls.length - fresh.size - stale.size);
-    return { fresh, stale };
+    return { fresh, stale, failed };
   }
 
   /** Queues a page just read (complete: markdown, not cut to a query's passages) for the local index. */
   remember(page: ExtractedPage, fetchedAt = new Date()): void {
     if (!this.writes) return;
     const document = DocumentIndexWriter.fromPage(page, fetchedAt);
-    if (document) this.writes.push(document);
+    if (!document) return;
+    this.writes.push(document);
+    this.failures?.forget(document.url);
+  }
+
+  /** Remembers that reading `url` failed just now (a search will not wait for it again for a while). */
+  rememberFailure(url: string): void {
+    const key = this.keyOf(url);
+    if (key) this.failures?.remember(key);
   }
 
   /** Resolves once the pages remembered so far are written (tests; shutdown). */

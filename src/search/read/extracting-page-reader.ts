@@ -3,6 +3,7 @@ import { CONTENT_EXTRACTOR, type ContentExtractor } from '../../extract/content-
 import { ROBOTS_POLICY, type RobotsPolicy } from '../../fetch/fetcher.port.js';
 import { PageCache } from '../../page-cache/page-cache.js';
 import type { PageReader, ReadPage } from './page-reader.port.js';
+import { LateReadTimeout } from './late-reads.js';
 import { untilAborted } from './until-aborted.js';
 
 /** Longest a page read may take when the caller's signal would allow more (the search deadlines are far shorter). */
@@ -32,8 +33,32 @@ export class ExtractingPageReader implements PageReader {
   ) {}
 
   async read(url: string, signal: AbortSignal): Promise<ReadPage> {
+    try {
+      return await this.readAllowed(url, signal);
+    } catch (error) {
+      // A failure of the page's own (not the search's deadline): not worth waiting for again for a while.
+      if (!signal.aborted || signal.reason instanceof LateReadTimeout) this.cache.rememberFailure(url);
+      throw error;
+    }
+  }
+
+  /** Asks for the robots.txt of these pages' origins now (cached per origin), ahead of their reads. */
+  prepare(urls: readonly string[]): void {
+    const origins = new Map<string, string>();
+    for (const url of urls) {
+      const origin = originOf(url);
+      if (origin && origin !== 'null' && !origins.has(origin)) origins.set(origin, url);
+    }
+    for (const url of origins.values()) this.robots.isAllowed(url).catch(() => {});
+  }
+
+  private async readAllowed(url: string, signal: AbortSignal): Promise<ReadPage> {
     // The robots.txt fetch goes on (and is cached) past a deadline; the page read does not wait for it.
     if (!(await untilAborted(this.robots.isAllowed(url), signal))) throw new RobotsRefusal(url);
+    return this.extract(url, signal);
+  }
+
+  private async extract(url: string, signal: AbortSignal): Promise<ReadPage> {
     const page = await this.extractor.extract(url, {
       depth: 'basic',
       format: 'markdown',
@@ -53,5 +78,13 @@ export class ExtractingPageReader implements PageReader {
       favicon: page.favicon,
       images: page.images,
     };
+  }
+}
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
   }
 }

@@ -17,6 +17,8 @@ export interface ReadPage {
 export interface PageReader {
   /** Rejects on any failure, and once `signal` aborts (the page's deadline). */
   read(url: string, signal: AbortSignal): Promise<ReadPage>;
+  /** Told of the pages that may be read soon (so that what precedes a read, robots.txt, can start at once). */
+  prepare?(urls: readonly string[]): void;
 }
 
 export const PAGE_READER = Symbol('PAGE_READER');

@@ -11,10 +11,15 @@ import type { QueryEvidence, TextEvidence, TextToRead } from '../ranking/text-ev
 import { PAGE_READER, type PageReader, type ReadPage } from './page-reader.port.js';
 import { ReadMetrics } from './read-metrics.js';
 import type { ReadPlan } from './read-plan.js';
+import { LateReads } from './late-reads.js';
 import { readPages } from './read-pages.js';
 
 /** The local index's provider name: its hits are the index's own, the others an engine's. */
 const LOCAL = 'local';
+/** Page reads going on past their search's deadline at most, across searches (see LateReads). */
+const MAX_LATE_READS = 32;
+/** How long a read may go on past its deadline: a page slower than that is taken for failed. */
+const LATE_READ_LIMIT_MS = 5000;
 
 interface Merged {
   readonly hit: SearchHit;
@@ -32,6 +37,7 @@ interface Merged {
 @Injectable()
 export class ReadAndRank {
   private readonly logger = new Logger('ReadAndRank');
+  private readonly lateReads = new LateReads(MAX_LATE_READS, LATE_READ_LIMIT_MS);
 
   constructor(
     @Inject(PAGE_READER) private readonly reader: PageReader,
@@ -53,6 +59,7 @@ export class ReadAndRank {
     // Upstream hits without a page: any may be in the page cache, the engines' best plan.candidates are read.
     const readable = plan.read ? merged.filter((m) => m.hit.rawContent === null).map((m) => m.hit.url) : [];
     const toRead = new Set(readable.slice(0, plan.candidates));
+    if (plan.budgetMs > 0) this.reader.prepare?.([...toRead]);
     // The local index's copies first (one lookup for all): a fresh one stands for the read.
     const policy = this.cache.policyFor(plan.maxAgeSeconds ?? undefined, plan.cacheFallback);
     const cached = await this.cache.lookup(readable, policy);
@@ -68,10 +75,20 @@ export class ReadAndRank {
       .filter((m) => !toRead.has(m.hit.url) && !pagesRead.has(m.hit.url))
       .map((m) => otherCandidate(m, plan));
     const knownTexts = readAll(query, known);
-    const toFetch = plan.budgetMs > 0 ? [...toRead].filter((url) => !cached.fresh.has(url)) : [];
+    // A page whose read failed lately, or is still going past an earlier search's deadline, is not waited for
+    // (again): its snippet, or an older copy, stands for it.
+    const toFetch =
+      plan.budgetMs > 0
+        ? [...toRead].filter((url) => !cached.fresh.has(url) && !cached.failed.has(url) && !this.lateReads.has(url))
+        : [];
     const started = performance.now();
-    const outcome = await readPages(toFetch, this.reader, plan.budgetMs, request.signal, (url, page) =>
-      addPage(url, page),
+    const outcome = await readPages(
+      toFetch,
+      this.reader,
+      plan.budgetMs,
+      request.signal,
+      (url, page) => addPage(url, page),
+      this.lateReads,
     );
     if (toFetch.length > 0) {
       const counts = { read: outcome.pages.size, failed: outcome.failures.size, late: outcome.late.size };

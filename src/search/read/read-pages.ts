@@ -1,5 +1,6 @@
 import type { PageReader, ReadPage } from './page-reader.port.js';
 import { HostTurns } from './host-turns.js';
+import type { LateReads } from './late-reads.js';
 import { READS_PER_HOST } from './read-plan.js';
 
 export interface PagesRead {
@@ -12,9 +13,11 @@ export interface PagesRead {
 }
 
 /**
- * Reads `urls` at once (READS_PER_HOST at a time per host) under one deadline, `budgetMs` from now: every read gets
- * the deadline as its signal, and what has not been read by then is given up (the answer never waits for a hanging
- * host, even one whose read ignored its signal). A failed read is only a missing page.
+ * Reads `urls` at once (READS_PER_HOST at a time per host) under one deadline, `budgetMs` from now: what has not been
+ * read by then is given up (the answer never waits for a hanging host, even one whose read ignored its signal). A
+ * read that has started goes on in the background when `lateReads` has room (its page then reaches the page cache
+ * for the next search), else its signal aborts at the deadline; a read still waiting for its turn never starts. A
+ * failed read is only a missing page.
  */
 export async function readPages(
   urls: readonly string[],
@@ -23,20 +26,32 @@ export async function readPages(
   caller?: AbortSignal,
   /** Told of each page as soon as it has been read in time (so that its analysis overlaps the other reads). */
   onPage?: (url: string, page: ReadPage) => void,
+  lateReads?: LateReads,
 ): Promise<PagesRead> {
   const pages = new Map<string, ReadPage>();
   const failures = new Map<string, string>();
   if (urls.length === 0) return { pages, failures, late: new Set() };
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error(`not read within ${budgetMs} ms`)), budgetMs);
-  const onCallerAbort = () => controller.abort(caller?.reason);
+  const reason = () => new Error(`not read within ${budgetMs} ms`);
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(reason()), budgetMs);
+  const onCallerAbort = () => deadline.abort(caller?.reason);
   if (caller?.aborted) onCallerAbort();
   else caller?.addEventListener('abort', onCallerAbort, { once: true });
-  const { signal } = controller;
+  const { signal } = deadline;
   const turns = new HostTurns(READS_PER_HOST);
+  /** Reads started and not yet ended, each with the controller that stops it. */
+  const running = new Map<Promise<ReadPage>, { url: string; stop: AbortController }>();
+  const start = (url: string) => {
+    const stop = new AbortController();
+    const read = reader.read(url, stop.signal);
+    running.set(read, { url, stop });
+    const forget = () => running.delete(read);
+    read.then(forget, forget);
+    return read;
+  };
   const reads = urls.map((url) =>
     turns
-      .run(url, signal, () => reader.read(url, signal))
+      .run(url, signal, () => start(url))
       .then(
         (page) => {
           if (signal.aborted) return;
@@ -48,14 +63,15 @@ export async function readPages(
         },
       ),
   );
-  const deadline = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  const ended = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
   try {
-    await Promise.race([Promise.all(reads), deadline]);
+    await Promise.race([Promise.all(reads), ended]);
   } finally {
     clearTimeout(timer);
     caller?.removeEventListener('abort', onCallerAbort);
-    // Reads still going stop now (and anything that arrives later is ignored).
-    controller.abort(new Error(`not read within ${budgetMs} ms`));
+    // Waiting reads never start; anything that arrives from now on is ignored here.
+    deadline.abort(reason());
+    for (const [read, { url, stop }] of running) if (!lateReads?.admit(url, read, stop)) stop.abort(reason());
   }
   const late = new Set(urls.filter((url) => !pages.has(url) && !failures.has(url)));
   return { pages: new Map(pages), failures: new Map(failures), late };
