@@ -17,6 +17,7 @@ import { REDIS, type RedisClient } from '../src/redis/redis.module.js';
 import { SmtpSink } from './support/smtp-sink.js';
 import { type TestApp, call, dropSchema, setUpOrganization, signIn, startTestApp } from './support/test-app.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, type TestDatabase, createTestDatabase } from './support/test-database.js';
+import { parseCsv } from './support/csv.js';
 
 type ChargeData = CreditsCharged['data'];
 
@@ -73,36 +74,6 @@ async function waitUntilReadable(store: EventStore, position: Position): Promise
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error('the appended events did not become readable');
-}
-
-/** RFC 4180: records of fields, quoted fields may hold commas, doubled quotes and line breaks. */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      record.push(field);
-      field = '';
-    } else if (ch === '\r' && text[i + 1] === '\n') {
-      record.push(field);
-      records.push(record);
-      record = [];
-      field = '';
-      i++;
-    } else field += ch;
-  }
-  if (field !== '' || record.length > 0) throw new Error('the CSV does not end with CRLF');
-  return records;
 }
 
 async function runLedgerVerify(env: NodeJS.ProcessEnv) {

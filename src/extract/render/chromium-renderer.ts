@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, Route } from 'playwright-core';
 import type { AddressPolicy } from '../../fetch/address-policy.js';
 import type { PageRenderer, RenderedPage } from './page-renderer.js';
 import { type PinnedOriginLimits, PinnedOrigin, RefusedRequestError, type Resolve } from './pinned-origin.js';
+import { untilAborted } from '../../common/until-aborted.js';
 
 export type { Resolve } from './pinned-origin.js';
 
@@ -267,25 +268,6 @@ export class ChromiumRenderer implements PageRenderer, OnModuleDestroy {
     if (next) next();
     else this.running--;
   }
-}
-
-/** `promise`, or the abort reason as soon as `signal` aborts (the promise itself goes on: it is shared). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error as Error);
-      },
-    );
-  });
 }
 
 async function closeContext(context: BrowserContext, logger: Logger): Promise<void> {

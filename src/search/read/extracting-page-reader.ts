@@ -4,7 +4,7 @@ import { ROBOTS_POLICY, type RobotsPolicy } from '../../fetch/fetcher.port.js';
 import { PageCache } from '../../page-cache/page-cache.js';
 import type { PageReader, ReadPage } from './page-reader.port.js';
 import { LateReadTimeout } from './late-reads.js';
-import { untilAborted } from './until-aborted.js';
+import { untilAborted } from '../../common/until-aborted.js';
 
 /** Longest a page read may take when the caller's signal would allow more (the search deadlines are far shorter). */
 const MAX_READ_MS = 15_000;
