@@ -3,7 +3,6 @@ import { createClient } from 'redis';
 import { RedisCreditCounters } from '../../src/metering/counters/redis-credit-counters.js';
 import { CreditLeases } from '../../src/metering/leases/credit-leases.js';
 import { redisClientOptions } from '../../src/redis/redis-client-options.js';
-import type { RedisClient } from '../../src/redis/redis.module.js';
 import { eventually, sleep } from '../support/fault-harness.js';
 import { PrivateRedis } from '../support/private-redis.js';
 
@@ -17,7 +16,7 @@ const COMMAND_TIMEOUT_MS = 200;
  */
 describe('a lease step that timed out unsent while Redis stalled', () => {
   let redis: PrivateRedis;
-  let client: RedisClient;
+  let client: ReturnType<typeof createClient>;
   let leases: CreditLeases | undefined;
   const prefix = `stall:${randomUUID()}:`;
 
