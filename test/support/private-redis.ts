@@ -69,16 +69,6 @@ export class PrivateRedis {
     child.stderr!.resume();
   }
 
-  /** SIGSTOP: the server keeps its connections but reads and answers nothing until `resume()`. */
-  pause(): void {
-    this.child?.kill('SIGSTOP');
-  }
-
-  /** SIGCONT: a paused server goes on where it stopped. */
-  resume(): void {
-    this.child?.kill('SIGCONT');
-  }
-
   /** SIGKILL: the server dies at once and its data with it. Resolves once the process is gone. */
   async kill(): Promise<void> {
     const child = this.child;

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import type { Position } from '../../event-store/event-store.port.js';
-import { isUnavailableDependency } from '../../http/unavailable-dependency.js';
 import type { RedisClient } from '../../redis/redis.module.js';
 import { COUNTER_TTL_SECONDS, type CreditCounters, type Seed } from '../counters/credit-counters.js';
 import type { Admission, QuotaGate, QuotaHold, QuotaRequest } from './quota-gate.js';
@@ -512,10 +511,8 @@ export class CreditLeases implements QuotaGate {
             });
           } catch (error) {
             for (const op of batch) op.reject(error);
-            // Redis answered with an error: the step is wrong, trying it again would not help. A command that was
-            // not sent in time (REDIS_COMMAND_TIMEOUT_MS, Redis stalled behind a backlog) fails while the client is
-            // ready all the same: it did nothing, so it is kept like a step of a lost connection.
-            if (this.options.redis.isReady && !isUnavailableDependency(error)) {
+            // Redis answered with an error: the step is wrong, trying it again would not help.
+            if (this.options.redis.isReady) {
               this.logger.error(`a lease step failed: ${(error as Error).message}`);
               continue;
             }
