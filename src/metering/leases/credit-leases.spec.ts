@@ -83,4 +83,34 @@ describe('credit leases against a counter Redis dropped without its lease', () =
     await staleRead;
     expect(Number(await redis.get(key))).toBe(5);
   });
+
+  test('settlements still go out after a pass that found nothing to send', async () => {
+    const counters = new RedisCreditCounters(redis);
+    leases = new CreditLeases({
+      redis,
+      counters,
+      journalKey: `${prefix}journal`,
+      leasesKey: (orgId, month) => `${prefix}leases:${orgId}:${month}`,
+    });
+    const ledger = new Ledger();
+    const key = `${prefix}quota:idle:2026-01`;
+    const request = {
+      key,
+      orgId: 'idle',
+      month: '2026-01',
+      allowance: 100,
+      amount: 1,
+      seed: async () => ledger.read(),
+    };
+
+    // What a retry timer does when another pass already sent what it was kept for: a pass over an empty queue.
+    await (leases as unknown as { flush(): Promise<void> }).flush();
+
+    const admission = await leases.reserve(request);
+    if (!admission.ok) throw new Error('the call must fit');
+    const chargedAt = ledger.charge(1);
+    await admission.hold.charged(1, async () => chargedAt);
+    await eventually(async () => (await redis.get(key)) === '1');
+    expect(await redis.get(key)).toBe('1');
+  });
 });

@@ -228,6 +228,13 @@ export class CreditLeases implements QuotaGate {
     for (const event of ['error', 'end', 'reconnecting'] as const) {
       options.redis.on(event, () => this.retireAll());
     }
+    // Back: the steps kept for it go now, not at the next retry.
+    options.redis.on('ready', () => {
+      if (!this.retryTimer || this.stopped) return;
+      clearTimeout(this.retryTimer);
+      this.retryTimer = undefined;
+      void this.flush();
+    });
     this.maintenance = setInterval(() => this.maintain(), MAINTENANCE_MS);
     this.maintenance.unref();
   }
@@ -493,40 +500,44 @@ export class CreditLeases implements QuotaGate {
    * round trip. Settlements of one lease in a batch are one step (their credits summed).
    */
   private flush(): Promise<void> {
-    this.flushing ??= (async () => {
-      try {
-        while (this.queue.length > 0) {
-          const wait = this.lastFlushAt + SETTLE_GATHER_MS - Date.now();
-          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-          this.lastFlushAt = Date.now();
-          const batch = this.queue.splice(0, 500);
-          const steps = coalesced(batch);
-          try {
-            const results = (await runScript(this.options.redis, APPLY, {
-              keys: steps.flatMap((step) => step.keys),
-              arguments: [steps.map((step) => step.code).join(''), ...steps.flatMap((step) => step.args)],
-            })) as number[];
-            steps.forEach((step, i) => {
-              for (const op of step.ops) op.resolve(results[i]!);
-            });
-          } catch (error) {
-            for (const op of batch) op.reject(error);
-            // Redis answered with an error: the step is wrong, trying it again would not help.
-            if (this.options.redis.isReady) {
-              this.logger.error(`a lease step failed: ${(error as Error).message}`);
-              continue;
-            }
-            // Kept, in order, for when Redis is back; the calls waiting on a settlement answer meanwhile.
-            this.queue.unshift(...batch.map((op) => ({ ...op, resolve: () => {}, reject: () => {} })));
-            if (!this.stopped) this.retryLater();
-            return;
-          }
-        }
-      } finally {
-        this.flushing = null;
-      }
-    })();
+    if (!this.flushing) {
+      // Cleared in a later microtask, never before it is set (a drain with nothing queued ends synchronously).
+      const flushing = this.drain().finally(() => {
+        if (this.flushing === flushing) this.flushing = null;
+      });
+      this.flushing = flushing;
+    }
     return this.flushing;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const wait = this.lastFlushAt + SETTLE_GATHER_MS - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      this.lastFlushAt = Date.now();
+      const batch = this.queue.splice(0, 500);
+      const steps = coalesced(batch);
+      try {
+        const results = (await runScript(this.options.redis, APPLY, {
+          keys: steps.flatMap((step) => step.keys),
+          arguments: [steps.map((step) => step.code).join(''), ...steps.flatMap((step) => step.args)],
+        })) as number[];
+        steps.forEach((step, i) => {
+          for (const op of step.ops) op.resolve(results[i]!);
+        });
+      } catch (error) {
+        for (const op of batch) op.reject(error);
+        // Redis answered with an error: the step is wrong, trying it again would not help.
+        if (this.options.redis.isReady) {
+          this.logger.error(`a lease step failed: ${(error as Error).message}`);
+          continue;
+        }
+        // Kept, in order, for when Redis is back; the calls waiting on a settlement answer meanwhile.
+        this.queue.unshift(...batch.map((op) => ({ ...op, resolve: () => {}, reject: () => {} })));
+        if (!this.stopped) this.retryLater();
+        return;
+      }
+    }
   }
 
   private retryLater(): void {
