@@ -14,6 +14,7 @@ import {
   START,
   isAtOrAfter,
 } from '../event-store/event-store.port.js';
+import type { CommandScope } from './command.js';
 import { findRunningEmbeddedServer } from './embedded-server.js';
 import { type CliIo, writeJson, writeLine } from './output.js';
 
@@ -74,11 +75,15 @@ export class CliContext {
     this.runner = app.get(ProjectionRunner);
   }
 
-  static async open(env: NodeJS.ProcessEnv, io: CliIo): Promise<CliContext> {
+  static async open(env: NodeJS.ProcessEnv, io: CliIo, scope: CommandScope = 'application'): Promise<CliContext> {
     const config = await cliConfig(env);
-    // The whole application is imported only when a command needs it: `help` and usage errors answer at once.
-    const { AppModule } = await import('../app/app.module.js');
-    const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), {
+    // Modules are imported only when a command needs them (`help` and usage errors answer at once), and the data
+    // plane only for the commands that use it.
+    const root =
+      scope === 'control-plane'
+        ? (await import('./cli-control-plane.module.js')).CliControlPlaneModule.forRoot(config)
+        : (await import('../app/app.module.js')).AppModule.forRoot(config);
+    const app = await NestFactory.createApplicationContext(root, {
       logger: nestLogger(config),
       abortOnError: false,
     });

@@ -11,9 +11,16 @@ export interface CliCommand {
   parse(args: readonly string[]): CommandRun;
 }
 
+/**
+ * What a command group boots: the control plane only (stores, read models, command handlers: starts at once), or
+ * the whole application (fetching, extraction, the search index).
+ */
+export type CommandScope = 'control-plane' | 'application';
+
 /** `org`, `project`, `key`, `projections`: one file each. */
 export interface CommandGroup {
   readonly name: string;
   readonly summary: string;
+  readonly scope: CommandScope;
   readonly commands: Readonly<Record<string, CliCommand>>;
 }

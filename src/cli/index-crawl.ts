@@ -3,7 +3,6 @@ import { SiteIndexer } from '../crawl/site-indexer.service.js';
 import type { CliContext } from './cli-context.js';
 import { startProgress } from './progress.js';
 
-export const DEFAULT_CRAWL_DEPTH = 5;
 const SHOWN_FAILURES = 20;
 
 /**

@@ -130,6 +130,7 @@ const revoke: CliCommand = {
 
 export const keyCommands: CommandGroup = {
   name: 'key',
+  scope: 'control-plane',
   summary: 'API keys',
   commands: { create, list, revoke },
 };

@@ -55,6 +55,7 @@ const verify: CliCommand = {
 
 export const ledgerCommands: CommandGroup = {
   name: 'ledger',
+  scope: 'control-plane',
   summary: 'the usage ledger: verify the read models and counters against the events',
   commands: { verify },
 };

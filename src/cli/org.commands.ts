@@ -177,6 +177,7 @@ const list: CliCommand = {
 
 export const orgCommands: CommandGroup = {
   name: 'org',
+  scope: 'control-plane',
   summary: 'organizations and their plans',
   commands: { create, plan: changePlan, list },
 };

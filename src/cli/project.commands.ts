@@ -74,6 +74,7 @@ const list: CliCommand = {
 
 export const projectCommands: CommandGroup = {
   name: 'project',
+  scope: 'control-plane',
   summary: 'projects of an organization',
   commands: { create, list },
 };

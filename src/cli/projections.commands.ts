@@ -89,6 +89,7 @@ const verify: CliCommand = {
 
 export const projectionCommands: CommandGroup = {
   name: 'projections',
+  scope: 'control-plane',
   summary: 'read models: rebuild from the events, verify against them',
   commands: { rebuild, verify },
 };

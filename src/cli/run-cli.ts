@@ -4,7 +4,7 @@ import { ConfigError } from '../config/app-config.js';
 import { WrongExpectedVersionError } from '../event-store/event-store.port.js';
 import { UsageError } from './args.js';
 import { CliContext } from './cli-context.js';
-import type { CommandGroup, CommandRun } from './command.js';
+import type { CommandGroup, CommandRun, CommandScope } from './command.js';
 import { indexCommands } from './index.commands.js';
 import { keyCommands } from './key.commands.js';
 import { ledgerCommands } from './ledger.commands.js';
@@ -28,7 +28,7 @@ const GROUPS: readonly CommandGroup[] = [
 ];
 const HELP_FLAGS = new Set(['--help', '-h']);
 
-type Resolved = { readonly help: string } | { readonly run: CommandRun };
+type Resolved = { readonly help: string } | { readonly run: CommandRun; readonly scope: CommandScope };
 
 /** Finds the command and validates its arguments, before anything connects. */
 function resolveCommand(argv: readonly string[]): Resolved {
@@ -50,7 +50,7 @@ function resolveCommand(argv: readonly string[]): Resolved {
   if (!command) throw new UsageError(`unknown command ${JSON.stringify(`${first} ${second}`)}`, groupUsage(group));
   if (rest.some((arg) => HELP_FLAGS.has(arg)))
     return { help: `usage: ${PROGRAM} ${command.usage}\n  ${command.summary}` };
-  return { run: command.parse(rest) };
+  return { run: command.parse(rest), scope: group.scope };
 }
 
 /**
@@ -59,6 +59,7 @@ function resolveCommand(argv: readonly string[]): Resolved {
  */
 export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
   let run: CommandRun;
+  let scope: CommandScope;
   try {
     const resolved = resolveCommand(argv);
     if ('help' in resolved) {
@@ -66,6 +67,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io
       return 0;
     }
     run = resolved.run;
+    scope = resolved.scope;
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     writeLine(io.stderr, `error: ${error.message}`);
@@ -77,7 +79,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, io
 
   let ctx: CliContext | undefined;
   try {
-    ctx = await CliContext.open(env, io);
+    ctx = await CliContext.open(env, io, scope);
     return await run(ctx);
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -53,6 +53,7 @@ const learn: CliCommand = {
 
 export const translationCommands: CommandGroup = {
   name: 'translations',
+  scope: 'application',
   summary: "the index's learned translations (words for the same thing; see docs/search.md)",
   commands: { learn },
 };
