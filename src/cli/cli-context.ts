@@ -77,6 +77,14 @@ export class CliContext {
 
   static async open(env: NodeJS.ProcessEnv, io: CliIo, scope: CommandScope = 'application'): Promise<CliContext> {
     const config = await cliConfig(env);
+    if (!config.databaseUrl) {
+      // PGlite opens on its thread while the modules load.
+      const [{ EmbeddedPostgres }, { embeddedPostgresArguments }] = await Promise.all([
+        import('../database/embedded-postgres.js'),
+        import('../database/database.module.js'),
+      ]);
+      EmbeddedPostgres.prestart(...embeddedPostgresArguments(config));
+    }
     // Modules are imported only when a command needs them (`help` and usage errors answer at once), and the data
     // plane only for the commands that use it.
     const root =

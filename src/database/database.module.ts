@@ -6,6 +6,13 @@ import { EmbeddedVacuum } from './embedded-vacuum.js';
 import { migrate } from './migrator.js';
 
 const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
+
+/** Where and how the embedded database runs: its data directory, its port, and its connections (the pool, and spare). */
+export const embeddedPostgresArguments = (config: AppConfig): [string, number, number] => [
+  config.dataDir,
+  config.embeddedPgPort,
+  config.databasePoolSize + 5,
+];
 const EMBEDDED_VACUUM = Symbol('EMBEDDED_VACUUM');
 
 @Global()
@@ -15,9 +22,7 @@ const EMBEDDED_VACUUM = Symbol('EMBEDDED_VACUUM');
       provide: EMBEDDED_POSTGRES,
       inject: [APP_CONFIG],
       useFactory: async (config: AppConfig) =>
-        config.databaseUrl
-          ? null
-          : EmbeddedPostgres.start(config.dataDir, config.embeddedPgPort, config.databasePoolSize + 5),
+        config.databaseUrl ? null : EmbeddedPostgres.start(...embeddedPostgresArguments(config)),
     },
     {
       provide: Database,

@@ -25,7 +25,26 @@ export class EmbeddedPostgres {
     readonly connectionString: string,
   ) {}
 
-  static async start(dataDir: string, port: number, maxConnections: number): Promise<EmbeddedPostgres> {
+  /**
+   * Starts opening the database now, for the `start` with the same arguments to take over: a process that has to
+   * load its modules first (the CLI) overlaps that with PGlite's start on its thread.
+   */
+  static prestart(dataDir: string, port: number, maxConnections: number): void {
+    const key = startKey(dataDir, port, maxConnections);
+    if (prestarted.has(key)) return;
+    const starting = EmbeddedPostgres.open(dataDir, port, maxConnections);
+    starting.catch(() => {}); // met by the `start` that takes it over
+    prestarted.set(key, starting);
+  }
+
+  static start(dataDir: string, port: number, maxConnections: number): Promise<EmbeddedPostgres> {
+    const key = startKey(dataDir, port, maxConnections);
+    const starting = prestarted.get(key);
+    prestarted.delete(key);
+    return starting ?? EmbeddedPostgres.open(dataDir, port, maxConnections);
+  }
+
+  private static async open(dataDir: string, port: number, maxConnections: number): Promise<EmbeddedPostgres> {
     const pgDir = path.resolve(dataDir, 'pglite');
     await mkdir(pgDir, { recursive: true });
     const data: PgliteThreadData = { pgDir, port, maxConnections };
@@ -42,6 +61,10 @@ export class EmbeddedPostgres {
     await rm(this.portFile, { force: true });
   }
 }
+
+const prestarted = new Map<string, Promise<EmbeddedPostgres>>();
+const startKey = (dataDir: string, port: number, maxConnections: number) =>
+  `${path.resolve(dataDir)}\n${port}\n${maxConnections}`;
 
 /** PGlite and its wire server, on the calling thread (pglite-thread.js calls this on its own). */
 export async function servePglite(data: PgliteThreadData): Promise<Backend> {
