@@ -1,45 +1,14 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { CqrsModule } from '@nestjs/cqrs';
-import { ProjectionsModule } from '../../projections/projections.module.js';
-import { AuthModule } from '../auth/auth.module.js';
+import { controlPlaneModules } from '../app/control-plane-modules.js';
 import type { AppConfig } from '../config/app-config.js';
-import { ConfigModule } from '../config/config.module.js';
-import { DatabaseModule } from '../database/database.module.js';
-import { EventStoreModule } from '../event-store/event-store.module.js';
-import { KeysModule } from '../keys/keys.module.js';
-import { LedgerModule } from '../metering/ledger/ledger.module.js';
-import { MeteringModule } from '../metering/metering.module.js';
-import { ObservabilityModule } from '../observability/observability.module.js';
-import { OrganizationsModule } from '../organizations/organizations.module.js';
-import { ProjectsModule } from '../projects/projects.module.js';
-import { RedisModule } from '../redis/redis.module.js';
-import { UsersModule } from '../users/users.module.js';
 
 /**
  * What the control-plane commands (org, project, key, ledger, projections) need: the stores, the read models and the
- * command handlers, without the data plane (fetching, extraction, search, MCP, HTTP), so that they start at once.
+ * command handlers, without the data plane (fetching, extraction, search, MCP), so that they start at once.
  */
 @Module({})
 export class CliControlPlaneModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return {
-      module: CliControlPlaneModule,
-      imports: [
-        ConfigModule.forRoot(config),
-        CqrsModule.forRoot(),
-        ObservabilityModule.forRoot(config),
-        DatabaseModule,
-        RedisModule,
-        EventStoreModule,
-        ProjectionsModule,
-        UsersModule,
-        AuthModule,
-        OrganizationsModule,
-        ProjectsModule,
-        KeysModule,
-        MeteringModule,
-        LedgerModule,
-      ],
-    };
+    return { module: CliControlPlaneModule, imports: controlPlaneModules(config) };
   }
 }

@@ -36,6 +36,14 @@ describe('credit leases against a counter Redis dropped without its lease', () =
     redis = createClient({ url: TEST_REDIS_URL });
     await redis.connect();
   });
+  const newLeases = (counters: RedisCreditCounters) =>
+    new CreditLeases({
+      redis,
+      counters,
+      journalKey: `${prefix}journal`,
+      leasesKey: (orgId, month) => `${prefix}leases:${orgId}:${month}`,
+    });
+
   afterEach(async () => {
     await leases?.returnAll();
   });
@@ -48,12 +56,7 @@ describe('credit leases against a counter Redis dropped without its lease', () =
 
   test('a charge settled while the counter is missing is counted, even when a seed read before it lands after it', async () => {
     const counters = new RedisCreditCounters(redis);
-    leases = new CreditLeases({
-      redis,
-      counters,
-      journalKey: `${prefix}journal`,
-      leasesKey: (orgId, month) => `${prefix}leases:${orgId}:${month}`,
-    });
+    leases = newLeases(counters);
     const ledger = new Ledger();
     const seed: Seed = async () => ledger.read();
     const key = `${prefix}quota:org:2026-01`;
@@ -86,12 +89,7 @@ describe('credit leases against a counter Redis dropped without its lease', () =
 
   test('settlements still go out after a pass that found nothing to send', async () => {
     const counters = new RedisCreditCounters(redis);
-    leases = new CreditLeases({
-      redis,
-      counters,
-      journalKey: `${prefix}journal`,
-      leasesKey: (orgId, month) => `${prefix}leases:${orgId}:${month}`,
-    });
+    leases = newLeases(counters);
     const ledger = new Ledger();
     const key = `${prefix}quota:idle:2026-01`;
     const request = {
