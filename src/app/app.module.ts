@@ -11,6 +11,7 @@ import { DatabaseModule } from '../database/database.module.js';
 import { DemoSeedService } from '../demo/demo-seed.service.js';
 import { EventStoreModule } from '../event-store/event-store.module.js';
 import { ExtractModule } from '../extract/extract.module.js';
+import { FeedbackModule } from '../feedback/feedback.module.js';
 import { FetchModule } from '../fetch/fetch.module.js';
 import { HealthModule } from '../health/health.module.js';
 import { AllExceptionsFilter } from '../http/all-exceptions.filter.js';
@@ -57,6 +58,7 @@ export class AppModule {
         SearchModule,
         VerticalsModule,
         ResearchModule,
+        FeedbackModule,
         McpModule,
         OpenApiModule,
         HealthModule,
