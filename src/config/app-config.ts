@@ -295,7 +295,7 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(0)
   @Max(3650)
-  SEARCH_RESULTS_RETENTION_DAYS?: number;
+  SEARCH_RESULT_RETENTION_DAYS?: number;
 
   @Transform(toInt)
   @IsOptional()
@@ -499,7 +499,7 @@ export interface AppConfig {
   /** How long a research task (its report, sources and status) is kept after it was submitted. */
   readonly researchRetentionHours: number;
   /** Days the results a search showed are kept for feedback to name them by id (0: not kept). */
-  readonly searchResultsRetentionDays: number;
+  readonly searchResultRetentionDays: number;
   /** Research tasks this node runs at once; 0: this node runs none (it still accepts and serves them). */
   readonly researchConcurrency: number;
   /** A running task's lease: a node that stops renewing it for this long loses the task to another node. */
@@ -625,7 +625,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     llmApiKey: vars.LLM_API_KEY ?? null,
     llmTimeoutMs: vars.LLM_TIMEOUT_MS ?? 20000,
     researchRetentionHours: vars.RESEARCH_RETENTION_HOURS ?? 168,
-    searchResultsRetentionDays: vars.SEARCH_RESULTS_RETENTION_DAYS ?? 30,
+    searchResultRetentionDays: vars.SEARCH_RESULT_RETENTION_DAYS ?? 30,
     researchConcurrency: vars.RESEARCH_CONCURRENCY ?? 2,
     researchLeaseMs: vars.RESEARCH_LEASE_MS ?? 30000,
     researchPollMs: vars.RESEARCH_POLL_MS ?? 1000,

@@ -33,7 +33,7 @@ export class FeedbackController {
     summary: 'Feedback on search results: which were used, how good they were (free, rate limited)',
     description:
       "Stored under the key's organization. Result ids (`used_ids`, `urls_scores[].id`) and `request_id` resolve " +
-      "to the organization's own searches of the last SEARCH_RESULTS_RETENTION_DAYS; the ids that do not are listed " +
+      "to the organization's own searches of the last SEARCH_RESULT_RETENTION_DAYS; the ids that do not are listed " +
       'in `ignored_ids`. Any key of the organization may send it; nothing is billed.',
   })
   @ApiBody({ type: FeedbackRequestDto })

@@ -1,5 +1,5 @@
 -- The results a search showed (its query and each result's id, URL, title and score), kept for
--- SEARCH_RESULTS_RETENTION_DAYS so that feedback naming a result id can be resolved within the organization that
+-- SEARCH_RESULT_RETENTION_DAYS so that feedback naming a result id can be resolved within the organization that
 -- searched. A result id is `<request_id>-<position>`; a lookup is always by (org_id, request_id).
 CREATE TABLE search_result_sets (
   org_id uuid NOT NULL,

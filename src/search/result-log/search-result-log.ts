@@ -28,7 +28,7 @@ export interface LoggedSearch {
 const PRUNE_EVERY_MS = 3_600_000;
 
 /**
- * The results each search showed, per organization, kept SEARCH_RESULTS_RETENTION_DAYS (0: not kept) so that
+ * The results each search showed, per organization, kept SEARCH_RESULT_RETENTION_DAYS (0: not kept) so that
  * POST /feedback can resolve result ids to the query and the pages they name. Keeping them is not the search's
  * business: a failure to record is logged and the search answers anyway (its feedback then names unknown ids).
  */
@@ -43,7 +43,7 @@ export class SearchResultLog {
   ) {}
 
   get keeps(): boolean {
-    return this.config.searchResultsRetentionDays > 0;
+    return this.config.searchResultRetentionDays > 0;
   }
 
   async record(origin: SearchOrigin, search: Omit<LoggedSearch, 'requestId'>): Promise<void> {
@@ -86,7 +86,7 @@ export class SearchResultLog {
       `SELECT request_id, query, search_depth, results FROM search_result_sets
        WHERE org_id = $1 AND request_id = ANY($2::text[])
          AND created_at > now() - make_interval(days => $3)`,
-      [orgId, requestIds, this.config.searchResultsRetentionDays],
+      [orgId, requestIds, this.config.searchResultRetentionDays],
     );
     for (const row of rows) {
       found.set(row.request_id, {
@@ -106,7 +106,7 @@ export class SearchResultLog {
     this.lastPrune = now;
     this.db
       .query('DELETE FROM search_result_sets WHERE created_at < now() - make_interval(days => $1)', [
-        this.config.searchResultsRetentionDays,
+        this.config.searchResultRetentionDays,
       ])
       .catch((error: unknown) => this.logger.warn(`pruning kept search results failed: ${(error as Error).message}`));
   }
