@@ -64,6 +64,23 @@ describe('search result ids and POST /feedback', () => {
       );
     });
 
+    test("a search's results are kept within moments, with no feedback asking for them", async () => {
+      const search = await client().search('nile delta', { maxResults: 2 });
+      const db = app.app.get(Database);
+      const kept = async () =>
+        (
+          await db.query<{ query: string; results: { id: string }[] }>(
+            'SELECT query, results FROM search_result_sets WHERE org_id = $1 AND request_id = $2',
+            [org.orgId, search.requestId],
+          )
+        ).rows[0];
+      const deadline = Date.now() + 5000;
+      while (!(await kept()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      const row = await kept();
+      expect(row?.query).toBe('nile delta');
+      expect(row?.results.map((r) => r.id)).toEqual(search.results.map((r) => r.id));
+    });
+
     test('a replay (same Idempotency-Key) answers the same ids', async () => {
       const headers = { 'idempotency-key': `feedback-ids-${Date.now()}` };
       const body = { query: 'rhine low water', max_results: 3 };
@@ -218,6 +235,18 @@ describe('search result ids and POST /feedback', () => {
       expect(response.body.error).toMatch(message);
       expect(response.body.detail).toEqual({ error: response.body.error });
       expect(response.headers.get('x-ratelimit-limit')).not.toBeNull();
+      expect(await feedbackRows(org.orgId)).toBe(before);
+    });
+
+    test.each([
+      ['an array', '[]'],
+      ['a string', '"good"'],
+      ['null', 'null'],
+    ])('a body that is %s: 400, nothing stored', async (_, text) => {
+      const before = await feedbackRows(org.orgId);
+      const response = await call(app.url, 'POST', '/feedback', { token: key, body: text });
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe('The body must be a JSON object.');
       expect(await feedbackRows(org.orgId)).toBe(before);
     });
 

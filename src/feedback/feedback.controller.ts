@@ -52,7 +52,8 @@ export class FeedbackController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<FeedbackResponseDto> {
     const { apiKey, body } = takeApiKey(request);
-    const answer = await this.feedback.submit(apiKey, body, request.id);
+    // takeApiKey answers a fresh {} for a body that is not a JSON object (none, an array, a string).
+    const answer = await this.feedback.submit(apiKey, body === request.body ? body : null, request.id);
     void reply.headers(answer.headers);
     return answer.body;
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type ArgumentMetadata, Injectable } from '@nestjs/common';
+import { type ArgumentMetadata, BadRequestException, Injectable } from '@nestjs/common';
+import { errorBody } from '../http/error-body.js';
 import { createValidationPipe } from '../http/validation.pipe.js';
 import { MeteringPipeline } from '../metering/metering-pipeline.js';
 import { MeteringException } from '../metering/metering.errors.js';
@@ -32,10 +33,16 @@ export class FeedbackService {
     private readonly feedback: FeedbackRepository,
   ) {}
 
-  async submit(apiKey: string | null, body: Record<string, unknown>, requestId: string): Promise<FeedbackAnswer> {
+  /** `body`: null when the request's body is not a JSON object. */
+  async submit(
+    apiKey: string | null,
+    body: Record<string, unknown> | null,
+    requestId: string,
+  ): Promise<FeedbackAnswer> {
     const startedAt = performance.now();
     const { caller, headers } = await this.pipeline.authenticateAndLimit(apiKey);
     try {
+      if (!body) throw new BadRequestException(errorBody('The body must be a JSON object.'));
       const given = (await this.validation.transform(body, BODY)) as FeedbackRequestDto;
       const { key } = caller;
       const searches = await this.results.find(key.orgId, requestIdsOf(given));

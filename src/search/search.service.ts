@@ -69,7 +69,7 @@ export class SearchService {
         )
       : null;
     const results = shown.map((s, i) => resultOf(s, resultId(origin.requestId, i + 1), provider, response));
-    await this.resultLog.record(origin, {
+    this.resultLog.record(origin, {
       query: body.query,
       depth: provider.depth,
       results: results.map((r) => ({ id: r.id, url: r.url, title: r.title, score: r.score })),
