@@ -24,6 +24,7 @@ export class LabeledScoreDto {
   @MaxLength(L.label)
   label!: string;
 
+  /** The score: a number, or a text of at most 100 characters. */
   @ApiProperty(SCORE_SCHEMA)
   @IsFeedbackScore()
   value!: number | string;

@@ -24,7 +24,7 @@ export function IsFeedbackScore(options?: ValidationOptions): PropertyDecorator 
   );
 }
 
+/** A number, or a text of at most 100 characters (the field's own comment describes it). */
 export const SCORE_SCHEMA: ApiPropertyOptions = {
-  description: 'A number, or a text of at most 100 characters.',
   oneOf: [{ type: 'number' }, { type: 'string', maxLength: MAX_SCORE_TEXT }],
 };
