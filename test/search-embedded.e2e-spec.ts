@@ -46,6 +46,22 @@ describe('search in embedded mode (PGlite)', () => {
     }
   });
 
+  test('feedback resolves result ids there too (the kept results are written in batches)', async () => {
+    const searched = await search({ query: 'storm harbour ferry', max_results: 3 });
+    const [used, ...others] = searched.body.results as { id: string; url: string }[];
+    const feedback = await call(url, 'POST', '/feedback', {
+      token: key,
+      body: { request_id: searched.body.request_id, used_ids: [used!.id] },
+    });
+    expect(feedback.status).toBe(200);
+    expect(feedback.body).toMatchObject({
+      success: true,
+      search_request_id: searched.body.request_id,
+      ignored_ids: [],
+    });
+    expect(others.length).toBeGreaterThan(0);
+  });
+
   test('filters work the same', async () => {
     const response = await search({
       query: 'storm harbour ferry',

@@ -7,6 +7,7 @@ import { chargesOf } from './support/metering-fixture.js';
 import type { Json } from './support/test-app.js';
 
 type Result = {
+  id: string;
   title: string;
   url: string;
   content: string;
@@ -144,7 +145,8 @@ describe('POST /search over the local index', () => {
       expect(typeof response.body.response_time).toBe('number');
       expect(response.body.request_id).toMatch(/^[0-9a-f-]{36}$/);
       const first = response.body.results[0] as Result;
-      expect(Object.keys(first)).toEqual(['title', 'url', 'content', 'score', 'raw_content']);
+      expect(Object.keys(first)).toEqual(['id', 'title', 'url', 'content', 'score', 'raw_content']);
+      expect(first.id).toBe(`${response.body.request_id}-01`);
       expect(first.raw_content).toBeNull();
       expect(first.content.length).toBeLessThanOrEqual(500);
       expect(first.content).toMatch(/Danube/);

@@ -6,6 +6,7 @@ import { CrawlModule } from '../crawl/crawl.module.js';
 import { DashboardModule } from '../dashboard/dashboard.module.js';
 import { DemoSeedService } from '../demo/demo-seed.service.js';
 import { ExtractModule } from '../extract/extract.module.js';
+import { FeedbackModule } from '../feedback/feedback.module.js';
 import { FetchModule } from '../fetch/fetch.module.js';
 import { HealthModule } from '../health/health.module.js';
 import { AllExceptionsFilter } from '../http/all-exceptions.filter.js';
@@ -31,6 +32,7 @@ export class AppModule {
         SearchModule,
         VerticalsModule,
         ResearchModule,
+        FeedbackModule,
         McpModule,
         OpenApiModule,
         HealthModule,

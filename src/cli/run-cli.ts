@@ -5,6 +5,7 @@ import { WrongExpectedVersionError } from '../event-store/event-store.port.js';
 import { UsageError } from './args.js';
 import { CliContext } from './cli-context.js';
 import type { CommandGroup, CommandRun, CommandScope } from './command.js';
+import { feedbackCommands } from './feedback.commands.js';
 import { indexCommands } from './index.commands.js';
 import { keyCommands } from './key.commands.js';
 import { ledgerCommands } from './ledger.commands.js';
@@ -25,6 +26,7 @@ const GROUPS: readonly CommandGroup[] = [
   ledgerCommands,
   translationCommands,
   indexCommands,
+  feedbackCommands,
 ];
 const HELP_FLAGS = new Set(['--help', '-h']);
 

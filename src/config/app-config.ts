@@ -294,6 +294,13 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsInt()
   @Min(0)
+  @Max(3650)
+  SEARCH_RESULT_RETENTION_DAYS?: number;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
   @Max(64)
   RESEARCH_CONCURRENCY?: number;
 
@@ -491,6 +498,8 @@ export interface AppConfig {
   readonly llmTimeoutMs: number;
   /** How long a research task (its report, sources and status) is kept after it was submitted. */
   readonly researchRetentionHours: number;
+  /** Days the results a search showed are kept for feedback to name them by id (0: not kept). */
+  readonly searchResultRetentionDays: number;
   /** Research tasks this node runs at once; 0: this node runs none (it still accepts and serves them). */
   readonly researchConcurrency: number;
   /** A running task's lease: a node that stops renewing it for this long loses the task to another node. */
@@ -616,6 +625,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     llmApiKey: vars.LLM_API_KEY ?? null,
     llmTimeoutMs: vars.LLM_TIMEOUT_MS ?? 20000,
     researchRetentionHours: vars.RESEARCH_RETENTION_HOURS ?? 168,
+    searchResultRetentionDays: vars.SEARCH_RESULT_RETENTION_DAYS ?? 30,
     researchConcurrency: vars.RESEARCH_CONCURRENCY ?? 2,
     researchLeaseMs: vars.RESEARCH_LEASE_MS ?? 30000,
     researchPollMs: vars.RESEARCH_POLL_MS ?? 1000,

@@ -19,10 +19,11 @@ import {
   type MeteredOperationSpec,
   SEARCH,
 } from '../metering/metered-operation.js';
-import { MeteringPipeline, type WorkOutcome } from '../metering/metering-pipeline.js';
+import { type Caller, MeteringPipeline, type WorkOutcome } from '../metering/metering-pipeline.js';
 import { MeteringException } from '../metering/metering.errors.js';
 import { ResearchRequestDto } from '../research/dto/research-request.dto.js';
 import { SearchRequestDto } from '../search/dto/search-request.dto.js';
+import { searchOrigin } from '../search/result-log/search-origin.js';
 import { SearchService } from '../search/search.service.js';
 import { formatCrawl, formatExtract, formatMap, formatSearch } from './format-results.js';
 import { ErrorCode } from './json-rpc.js';
@@ -48,7 +49,8 @@ export interface McpCallContext {
 interface MeteredTool {
   readonly spec: MeteredOperationSpec;
   readonly dto: Type;
-  work(dto: unknown): Promise<WorkOutcome>;
+  /** `requestId`: the call's own (a batch's calls get `<request id>:<n>`). */
+  work(dto: unknown, caller: Caller, requestId: string): Promise<WorkOutcome>;
   format(body: Record<string, unknown>): string;
 }
 
@@ -83,7 +85,7 @@ export class McpToolCalls {
       search: {
         spec: SEARCH,
         dto: SearchRequestDto,
-        work: (dto) => searches.search(dto as SearchRequestDto),
+        work: (dto, caller, requestId) => searches.search(dto as SearchRequestDto, searchOrigin(caller, requestId)),
         format: formatSearch,
       },
       extract: {
@@ -143,7 +145,7 @@ export class McpToolCalls {
       const tool = this.metered[operation];
       const response = await this.pipeline.execute(
         { ...call, spec: tool.spec, channel: 'mcp', route: `mcp tools/call ${operation}` },
-        () => tool.work(validated.dto),
+        (caller) => tool.work(validated.dto, caller, call.requestId),
       );
       context.usageHeaders(position, response.headers);
       const result = response.body as Record<string, unknown>;

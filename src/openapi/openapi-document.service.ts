@@ -22,6 +22,7 @@ const TAGS: [string, string][] = [
   ['Projects', 'Projects (session).'],
   ['API keys', 'API keys (session).'],
   ['Finance and audit', 'Usage and the ledger (session).'],
+  ['Search feedback', "An organization's feedback on its search results (session)."],
   ['Operations', 'Probes and metrics (no authentication).'],
   ['Documentation', 'This document.'],
   ['Dashboard', 'The web dashboard (its page, assets and cookie session).'],

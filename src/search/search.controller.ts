@@ -1,9 +1,11 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { SEARCH } from '../metering/metered-operation.js';
-import { Metered } from '../metering/metered.decorator.js';
-import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import { Metered, MeteredCaller } from '../metering/metered.decorator.js';
+import type { Caller, WorkOutcome } from '../metering/metering-pipeline.js';
 import { SearchRequestDto } from './dto/search-request.dto.js';
 import { SearchResponseDto } from './dto/search-response.dto.js';
+import { searchOrigin } from './result-log/search-origin.js';
 import { SearchService } from './search.service.js';
 import { ApiTags } from '@nestjs/swagger';
 import { JsonOnly } from '../http/json-only.js';
@@ -19,7 +21,11 @@ export class SearchController {
   @JsonOnly()
   @HttpCode(200)
   @Metered(SEARCH, SearchResponseDto)
-  search(@Body() body: SearchRequestDto): Promise<WorkOutcome<SearchResponseDto>> {
-    return this.searches.search(body);
+  search(
+    @Body() body: SearchRequestDto,
+    @MeteredCaller() caller: Caller,
+    @Req() request: FastifyRequest,
+  ): Promise<WorkOutcome<SearchResponseDto>> {
+    return this.searches.search(body, searchOrigin(caller, request.id));
   }
 }

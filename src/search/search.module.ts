@@ -13,6 +13,7 @@ import { ExtractingPageReader } from './read/extracting-page-reader.js';
 import { PAGE_READER } from './read/page-reader.port.js';
 import { ReadMetrics } from './read/read-metrics.js';
 import { ReadAndRank } from './read/read-and-rank.js';
+import { SearchResultLog } from './result-log/search-result-log.js';
 import { SearchController } from './search.controller.js';
 import { SearchService } from './search.service.js';
 import { upstreamSearchProviders } from './upstream/index.js';
@@ -30,6 +31,7 @@ import { upstreamSearchProviders } from './upstream/index.js';
     AnswerService,
     EmptyIndexHint,
     SearchService,
+    SearchResultLog,
     EvidenceRanking,
     ReadAndRank,
     ReadMetrics,
@@ -49,6 +51,6 @@ import { upstreamSearchProviders } from './upstream/index.js';
       ],
     },
   ],
-  exports: [SearchService, LocalIndexProvider, EmptyIndexHint],
+  exports: [SearchService, SearchResultLog, LocalIndexProvider, EmptyIndexHint],
 })
 export class SearchModule {}

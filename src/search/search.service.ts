@@ -15,6 +15,8 @@ import {
 } from './providers/search-provider.port.js';
 import type { ContentSource } from './ranking/rank-candidate.js';
 import { ReadAndRank } from './read/read-and-rank.js';
+import { resultId } from './result-log/result-ids.js';
+import { type SearchOrigin, SearchResultLog } from './result-log/search-result-log.js';
 import { type ResolvedSearch, type ResponseOptions, resolveSearch } from './search-request.js';
 import { markdownToText } from './text/markdown-text.js';
 
@@ -45,11 +47,13 @@ export class SearchService {
     @Inject(SEARCH_PROVIDERS) private readonly providers: readonly SearchProvider[],
     private readonly answers: AnswerService,
     private readonly reading: ReadAndRank,
+    private readonly resultLog: SearchResultLog,
   ) {
     this.readsUpstream = providers.some((p) => p.name !== LOCAL);
   }
 
-  async search(body: SearchRequestDto): Promise<WorkOutcome<SearchResponseDto>> {
+  /** `origin` names the caller and the request: each result's id, and where its feedback will find it. */
+  async search(body: SearchRequestDto, origin: SearchOrigin): Promise<WorkOutcome<SearchResponseDto>> {
     const startedAt = performance.now();
     const resolved = resolveSearch(body);
     const { provider, response } = resolved;
@@ -64,7 +68,12 @@ export class SearchService {
           response.answer,
         )
       : null;
-    const results = shown.map((s) => resultOf(s, provider, response));
+    const results = shown.map((s, i) => resultOf(s, resultId(origin.requestId, i + 1), provider, response));
+    this.resultLog.record(origin, {
+      query: body.query,
+      depth: provider.depth,
+      results: results.map((r) => ({ id: r.id, url: r.url, title: r.title, score: r.score })),
+    });
     return {
       body: {
         query: body.query,
@@ -112,10 +121,16 @@ function imageOf(image: HitImage, withDescription: boolean): string | { url: str
   return withDescription ? { url: image.url, description: image.description ?? '' } : image.url;
 }
 
-function resultOf({ hit, source }: Shown, request: ProviderSearchRequest, options: ResponseOptions): SearchResultDto {
+function resultOf(
+  { hit, source }: Shown,
+  id: string,
+  request: ProviderSearchRequest,
+  options: ResponseOptions,
+): SearchResultDto {
   const raw =
     hit.rawContent === null ? null : options.rawContent === 'text' ? markdownToText(hit.rawContent) : hit.rawContent;
   return {
+    id,
     title: hit.title,
     url: hit.url,
     content: hit.content,

@@ -26,6 +26,12 @@ const IMAGE: SchemaObject = {
 @ApiSchema({ name: 'SearchResult' })
 @ApiExtraModels(DescribedImageDto)
 export class SearchResultDto {
+  /**
+   * Identifies this result: the request_id and the result's position (`<request_id>-04`). POST /feedback takes it
+   * in `used_ids` and `urls_scores[].id`.
+   */
+  id!: string;
+
   /** Title of the page. */
   title!: string;
 

@@ -1,0 +1,6 @@
+import type { Caller } from '../../metering/metering-pipeline.js';
+import type { SearchOrigin } from './search-result-log.js';
+
+export function searchOrigin({ key }: Caller, requestId: string): SearchOrigin {
+  return { orgId: key.orgId, projectId: key.projectId, keyId: key.keyId, requestId };
+}
