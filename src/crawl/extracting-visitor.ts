@@ -3,6 +3,7 @@ import type { Fetcher } from '../fetch/fetcher.port.js';
 import type { PageVisitor } from './frontier.js';
 import { linkVisitor } from './link-visitor.js';
 import { normalizeUrl } from './normalize-url.js';
+import { trimStartChars } from '../common/linear-text.js';
 
 /**
  * Crawl's page visit: the page extracted (its content is the payload, its links are followed). A page with too little
@@ -30,6 +31,7 @@ export function extractingVisitor(
         return normalized ? [{ url: normalized, text: '' }] : [];
       }),
       title: page.title,
+      summary: markdownHeadings(page.rawContent),
       content: page.rawContent,
       payload: page,
     };
@@ -43,4 +45,20 @@ export function extractingVisitor(
 function isContentFailure(error: unknown): boolean {
   const message = error instanceof Error ? error.message : '';
   return message.startsWith('Failed to extract content:') && !/timed out/i.test(message);
+}
+
+const MAX_SUMMARY = 4000;
+
+/** The headings of markdown content (its `#` lines, without the marks), for relevance as map reads them from HTML. */
+function markdownHeadings(markdown: string): string | null {
+  let summary = '';
+  let inCode = false;
+  for (const line of markdown.split('\n')) {
+    // A `#` line inside fenced code is a comment, not a heading.
+    if (line.startsWith('```') || line.startsWith('~~~')) inCode = !inCode;
+    if (inCode || !line.startsWith('#')) continue;
+    summary += ` ${trimStartChars(line, '#').trim()}`;
+    if (summary.length >= MAX_SUMMARY) break;
+  }
+  return summary.trim() || null;
 }

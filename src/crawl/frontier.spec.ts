@@ -65,6 +65,17 @@ const TREE: Graph = {
   ...Object.fromEntries(['a', 'b', 'c'].flatMap((s) => [1, 2, 3].map((n) => [`/${s}/${n}`, [`/${s}/`, '/']]))),
 };
 
+/** A site whose pages about pricing and billing are spread over its sections (the leaves link nowhere). */
+const PRICING: Graph = {
+  '/': ['/blog/', '/pricing/', '/docs/'],
+  '/blog/': ['/blog/launch', '/blog/pricing-update'],
+  '/pricing/': ['/pricing/enterprise', '/pricing/faq'],
+  '/docs/': ['/docs/billing'],
+  ...Object.fromEntries(
+    ['/blog/launch', '/blog/pricing-update', '/pricing/enterprise', '/pricing/faq', '/docs/billing'].map((p) => [p, []]),
+  ),
+};
+
 function plan(overrides: Partial<FrontierPlan> = {}): FrontierPlan {
   return {
     startUrl: `${O}/`,
@@ -210,12 +221,7 @@ describe('Frontier', () => {
   });
 
   test('instructions: links that match are followed first, and only matching pages are kept, best first', async () => {
-    const graph: Graph = {
-      '/': ['/blog/', '/pricing/', '/docs/'],
-      '/blog/': ['/blog/launch', '/blog/pricing-update'],
-      '/pricing/': ['/pricing/enterprise', '/pricing/faq'],
-      '/docs/': ['/docs/billing'],
-    };
+    const graph = PRICING;
     const ranker = new RelevanceRanker('pricing and billing');
     const narrow = await frontier().run(plan({ maxDepth: 1, maxBreadth: 1, ranker }), fakeVisitor(graph));
     expect(paths(narrow.pages)).toEqual(['/pricing/']);
@@ -333,12 +339,7 @@ describe('Frontier', () => {
     });
 
     test('a ranked map: the relevant pages found and ranked below the limit are left', async () => {
-      const graph: Graph = {
-        '/': ['/blog/', '/pricing/', '/docs/'],
-        '/blog/': ['/blog/launch', '/blog/pricing-update'],
-        '/pricing/': ['/pricing/enterprise', '/pricing/faq'],
-        '/docs/': ['/docs/billing'],
-      };
+      const graph = PRICING;
       const ranker = new RelevanceRanker('pricing and billing');
       // Nine pages within depth 2, five of them relevant (see 'instructions' above); two kept.
       const outcome = await frontier().run(plan({ maxDepth: 2, limit: 2, ranker }), fakeVisitor(graph));

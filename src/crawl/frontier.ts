@@ -3,6 +3,7 @@ import type { Fetcher, RobotsPolicy } from '../fetch/fetcher.port.js';
 import type { HostScheduler } from '../fetch/host-scheduler.js';
 import type { CrawlFilters } from './crawl-filters.js';
 import type { PageLink } from './html-outline.js';
+import { LinkQueue } from './link-queue.js';
 import { keyOf, normalizeUrl } from './normalize-url.js';
 import { type RelevanceFields, type RelevanceRanker, pathOf } from './relevance.js';
 import { parseSitemap } from './sitemap.js';
@@ -15,9 +16,12 @@ import { trimEndChars } from '../common/linear-text.js';
  *
  * - Depth: the start page is depth 0; its links are depth 1; `max_depth` is the deepest level listed.
  * - Breadth: of each visited page's links, the first `max_breadth` new ones that pass the filters and robots.txt are
- *   followed (with instructions: the `max_breadth` whose URL and anchor text match them best).
+ *   followed (with instructions: the `max_breadth` whose URL, anchor text and heading match them best).
+ * - Instructions: the run is best-first instead (runBestFirst): the most promising pages are visited first, a map's
+ *   last level is fetched too (for the pages' titles and headings), and up to `limit` × RANKED_DISCOVERY_FACTOR
+ *   pages are looked at, of which the `limit` most relevant are returned (relevance.ts).
  * - Limit: the number of pages the results may hold. A map lists pages of the last level without fetching them; a
- *   crawl visits (extracts) every page it lists, so its limit bounds the pages processed.
+ *   crawl visits (extracts) every page it lists, so its limit bounds the pages processed (without instructions).
  * - Sitemaps (from robots.txt and /sitemap.xml, index files followed) add the pages they list under the start URL's
  *   directory as depth-1 pages, after the start page's own links.
  * - Politeness: robots.txt is checked for every page before it is listed or fetched; fetches go through the shared
@@ -111,8 +115,10 @@ const DEADLINE_GRACE_MS = 1_000;
 const MAX_SIGNAL_LISTENERS = 500;
 const MAX_SITEMAP_FILES = 10;
 const MAX_SITEMAP_NESTING = 3;
-/** With instructions, a map looks at this many times `limit` pages, then keeps the best `limit`. */
+/** With instructions, a run looks at this many times `limit` pages, then keeps the best `limit`. */
 const RANKED_DISCOVERY_FACTOR = 3;
+/** A link's priority adds the relevance of the page that links to it at this weight (its own link score at 1). */
+const PARENT_WEIGHT = 0.5;
 export const MAX_DISCOVERED_PAGES = 3000;
 /** A crawl-delay beyond this is treated as this (the deadline bounds the crawl anyway). */
 const MAX_CRAWL_DELAY_MS = 30_000;
@@ -191,10 +197,7 @@ class FrontierRun<P> {
     // Every visit in flight listens to the run's signal, several times over (scheduler, fetch, the run itself).
     setMaxListeners(MAX_SIGNAL_LISTENERS, this.controller.signal);
     this.ranker = plan.ranker?.active ? plan.ranker : null;
-    this.capacity =
-      plan.mode === 'map' && this.ranker
-        ? Math.min(plan.limit * RANKED_DISCOVERY_FACTOR, MAX_DISCOVERED_PAGES)
-        : plan.limit;
+    this.capacity = this.ranker ? Math.min(plan.limit * RANKED_DISCOVERY_FACTOR, MAX_DISCOVERED_PAGES) : plan.limit;
     this.aborted = new Promise((resolve) => this.signal.addEventListener('abort', () => resolve(), { once: true }));
   }
 
@@ -212,11 +215,12 @@ class FrontierRun<P> {
       const sitemapPages = this.sitemapPages().catch(() => [] as string[]);
       const start = this.plan.startUrl;
       if (await this.allowedByRobots(start)) {
-        this.add(start, 0, '', this.plan.filters.admits(new URL(start)));
+        this.add(start, 0, [], this.plan.filters.admits(new URL(start)));
       } else {
         this.startError = new StartDisallowedError(await this.robots.disallowedBecause(start).catch(() => null));
       }
-      if (this.plan.mode === 'crawl' && !this.ranker) await this.runPipelined(sitemapPages);
+      if (this.ranker) await this.runBestFirst(sitemapPages);
+      else if (this.plan.mode === 'crawl') await this.runPipelined(sitemapPages);
       else await this.runByLevel(sitemapPages);
       const timedOut = this.signal.aborted;
       const ranked = this.ranked();
@@ -242,6 +246,80 @@ class FrontierRun<P> {
       if (depth >= this.plan.maxDepth || this.signal.aborted) continue;
       await this.discoverFrom(level, depth + 1);
       if (depth === 0) await this.addSitemapPages(await sitemapPages);
+    }
+  }
+
+  /**
+   * Best-first (with instructions): the links chosen from visited pages wait in one queue, the most promising first
+   * (the instructions' terms in their URL, anchor text and the heading above them, plus the relevance of the page
+   * linking to them), and are visited a wave (`concurrency` pages) at a time, each wave's links queued before the
+   * next wave is chosen (so a run's pages do not depend on which fetch ends first). A map fetches its last level too,
+   * for the pages' own titles and headings. Ends when nothing is left to take, the run holds `capacity` pages, or at
+   * the deadline; a map then lists, unfetched, what it had found and not taken (as it lists its last level without
+   * instructions).
+   */
+  private async runBestFirst(sitemapPages: Promise<string[]>): Promise<void> {
+    const queue = new LinkQueue();
+    const claimed = new Set<string>();
+    const concurrency = Math.max(1, this.plan.concurrency ?? DEFAULT_CONCURRENCY);
+    let wave = [...this.entries];
+    let sitemapsRead = false;
+    for (;;) {
+      await this.visitAll(wave);
+      if (this.signal.aborted) break;
+      for (const parent of wave) await this.queueLinksOf(parent, queue, claimed);
+      if (!sitemapsRead && this.plan.maxDepth >= 1) {
+        sitemapsRead = true;
+        await this.queueSitemapPages(await Promise.race([sitemapPages, this.aborted.then(() => [])]), queue, claimed);
+      }
+      wave = [];
+      while (wave.length < concurrency && this.hasRoom() && !this.signal.aborted) {
+        const link = queue.take();
+        if (!link) break;
+        if (this.byKey.has(link.key) || this.landed.has(link.key)) continue;
+        wave.push(this.add(link.url, link.depth, link.anchors, true));
+      }
+      if (wave.length === 0 || this.signal.aborted) break;
+    }
+    for (const link of queue.takeAll()) {
+      if (this.byKey.has(link.key) || this.landed.has(link.key)) continue;
+      if (this.plan.mode === 'map' && this.signal.aborted && this.hasRoom())
+        this.add(link.url, link.depth, link.anchors, true);
+      else this.overLimit.add(link.key);
+    }
+  }
+
+  /** Queues a visited page's links (up to `max_breadth` new ones, as `linksOf` chooses them), and its links to pages already queued again. */
+  private async queueLinksOf(parent: Entry<P>, queue: LinkQueue, claimed: Set<string>): Promise<void> {
+    const ranker = this.ranker!;
+    if (parent.depth >= this.plan.maxDepth || !parent.visit) return;
+    const depth = parent.depth + 1;
+    const inherited = PARENT_WEIGHT * ranker.pageScore(parent.visit);
+    if (!parent.visit.noFollow) {
+      for (const link of parent.visit.links) {
+        const key = keyOf(link.url);
+        if (!key || !queue.has(key)) continue;
+        const priority = ranker.linkScore(link.url, link.text, link.context) + inherited;
+        queue.offer({ url: link.url, key, depth, priority, anchor: link.text });
+      }
+    }
+    for (const candidate of await this.linksOf(parent, claimed)) {
+      const key = keyOf(candidate.url)!;
+      queue.offer({ url: candidate.url, key, depth, priority: candidate.score + inherited, anchor: candidate.anchor });
+    }
+  }
+
+  /** Queues the sitemap pages at depth 1, by how well their URL matches the instructions. */
+  private async queueSitemapPages(urls: string[], queue: LinkQueue, claimed: Set<string>): Promise<void> {
+    for (const url of urls) {
+      if (this.signal.aborted) return;
+      const key = keyOf(url);
+      if (!key || this.byKey.has(key) || this.landed.has(key) || claimed.has(key)) continue;
+      const parsed = new URL(url);
+      if (isAssetUrl(parsed) || !this.plan.filters.admits(parsed)) continue;
+      if (!(await this.allowedByRobots(url))) continue;
+      claimed.add(key);
+      queue.offer({ url, key, depth: 1, priority: this.ranker!.linkScore(url, ''), anchor: '' });
     }
   }
 
@@ -302,7 +380,7 @@ class FrontierRun<P> {
       this.overLimit.add(keyOf(candidate.url)!);
       return;
     }
-    this.add(candidate.url, depth, candidate.anchor, true);
+    this.add(candidate.url, depth, candidate.anchor ? [candidate.anchor] : [], true);
   }
 
   /** A crawl whose limit is reached (a crawl's room never comes back; a map's may, as its pages fail). */
@@ -321,7 +399,7 @@ class FrontierRun<P> {
     return count < this.capacity;
   }
 
-  private add(url: string, depth: number, anchor: string, listed: boolean): void {
+  private add(url: string, depth: number, anchors: readonly string[], listed: boolean): Entry<P> {
     const key = keyOf(url)!;
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => (settle = resolve));
@@ -329,7 +407,7 @@ class FrontierRun<P> {
       url,
       key,
       depth,
-      anchors: anchor ? [anchor] : [],
+      anchors: [...anchors],
       listed,
       state: 'pending',
       visit: null,
@@ -340,6 +418,7 @@ class FrontierRun<P> {
     this.entries.push(entry);
     this.byKey.set(key, entry);
     this.wake();
+    return entry;
   }
 
   private async visitAll(level: Entry<P>[]): Promise<void> {
@@ -501,7 +580,7 @@ class FrontierRun<P> {
       if (claimed.has(key) || candidateKeys.has(key)) continue;
       const url = new URL(link.url);
       if (isAssetUrl(url) || !this.plan.filters.admits(url)) continue;
-      const score = this.ranker ? this.ranker.linkScore(link.url, link.text) : 0;
+      const score = this.ranker ? this.ranker.linkScore(link.url, link.text, link.context) : 0;
       candidateKeys.add(key);
       candidates.push({ url: link.url, anchor: link.text, score, order: candidates.length });
     }
@@ -543,7 +622,7 @@ class FrontierRun<P> {
         continue;
       }
       if (!(await this.allowedByRobots(url))) continue;
-      this.add(url, 1, '', true);
+      this.add(url, 1, [], true);
     }
   }
 

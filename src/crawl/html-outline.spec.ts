@@ -41,6 +41,20 @@ describe('outlineHtml', () => {
     expect(outline.title).toBeNull();
   });
 
+  test("a link's context is the heading it first appears under (h1–h6)", () => {
+    const outline = outlineHtml(
+      `<a href="/home">Home</a><h2>The model layer</h2><p><a href="/models">Models</a>
+       <h5>Migrations <a href="/in-heading">¶</a></h5><a href="/migrations">Introduction</a> <a href="/models">again</a>`,
+      page,
+    );
+    expect(outline.links).toEqual([
+      { url: 'https://e.com/home', text: 'Home' },
+      { url: 'https://e.com/models', text: 'Models | again', context: 'The model layer' },
+      { url: 'https://e.com/in-heading', text: '¶', context: 'The model layer' },
+      { url: 'https://e.com/migrations', text: 'Introduction', context: 'Migrations ¶' },
+    ]);
+  });
+
   test('an unclosed anchor still counts', () => {
     const outline = outlineHtml('<a href="/one">One<a href="/two">Two', page);
     expect(outline.links).toEqual([

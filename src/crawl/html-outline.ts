@@ -6,6 +6,8 @@ export interface PageLink {
   readonly url: string;
   /** Anchor text (and `title` / image `alt` inside the anchor), whitespace collapsed; may be empty. */
   readonly text: string;
+  /** The heading (h1–h6) the link first appears under on the page, if any: what the link is about, in context. */
+  readonly context?: string;
 }
 
 /** What map needs from a page: its links with their anchor text, and a little text to judge its relevance. */
@@ -23,6 +25,7 @@ const MAX_LINKS = 5000;
 const MAX_TEXT = 300;
 const MAX_SUMMARY = 4000;
 const HEADINGS = new Set(['h1', 'h2', 'h3']);
+const ALL_HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 
 /**
  * A single streaming pass over the HTML (htmlparser2, no DOM): much cheaper than full extraction, which map does not
@@ -40,7 +43,10 @@ export function outlineHtml(html: string, pageUrl: string): HtmlOutline {
   let summary = '';
   let noFollow = false;
   let anchor: { href: string | null; text: string } | null = null;
-  const links = new Map<string, { url: string; texts: string[] }>();
+  /** The text of the heading being read, and of the last one read (the context of the links after it). */
+  let headingText: string | null = null;
+  let context = '';
+  const links = new Map<string, { url: string; texts: string[]; context: string }>();
 
   const addSummary = (text: string) => {
     if (summary.length < MAX_SUMMARY) summary += ` ${text}`;
@@ -54,7 +60,7 @@ export function outlineHtml(html: string, pageUrl: string): HtmlOutline {
     if (existing) {
       if (clean && !existing.texts.includes(clean) && existing.texts.length < 5) existing.texts.push(clean);
     } else if (links.size < MAX_LINKS) {
-      links.set(key, { url, texts: clean ? [clean] : [] });
+      links.set(key, { url, texts: clean ? [clean] : [], context });
     }
   };
 
@@ -77,8 +83,9 @@ export function outlineHtml(html: string, pageUrl: string): HtmlOutline {
           anchor.text += ` ${attributes.alt}`;
         } else if (name === 'title' && title === null) {
           inTitle = true;
-        } else if (HEADINGS.has(name)) {
-          headingDepth++;
+        } else if (ALL_HEADINGS.has(name)) {
+          if (HEADINGS.has(name)) headingDepth++;
+          headingText = '';
         } else if (name === 'meta') {
           const metaName = (attributes.name ?? attributes.property ?? '').toLowerCase();
           const content = attributes.content ?? '';
@@ -90,6 +97,7 @@ export function outlineHtml(html: string, pageUrl: string): HtmlOutline {
         if (inTitle) titleText += text;
         if (anchor && anchor.text.length < MAX_TEXT) anchor.text += text;
         if (headingDepth > 0) addSummary(text);
+        if (headingText !== null && headingText.length < MAX_TEXT) headingText += text;
       },
       onclosetag(name) {
         if (name === 'a' && anchor) {
@@ -98,8 +106,10 @@ export function outlineHtml(html: string, pageUrl: string): HtmlOutline {
         } else if (name === 'title' && inTitle) {
           inTitle = false;
           title = collapse(titleText) || null;
-        } else if (HEADINGS.has(name) && headingDepth > 0) {
-          headingDepth--;
+        } else if (ALL_HEADINGS.has(name)) {
+          if (HEADINGS.has(name) && headingDepth > 0) headingDepth--;
+          if (headingText !== null) context = collapse(headingText).slice(0, MAX_TEXT);
+          headingText = null;
         }
       },
     },
@@ -112,7 +122,11 @@ export function outlineHtml(html: string, pageUrl: string): HtmlOutline {
   return {
     title,
     summary: collapse(summary).slice(0, MAX_SUMMARY),
-    links: [...links.values()].map(({ url, texts }) => ({ url, text: texts.join(' | ') })),
+    links: [...links.values()].map((link) => ({
+      url: link.url,
+      text: link.texts.join(' | '),
+      ...(link.context ? { context: link.context } : {}),
+    })),
     noFollow,
   };
 }

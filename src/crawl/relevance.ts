@@ -2,7 +2,8 @@
  * `instructions` for map and crawl: which discovered pages matter. No model is involved: the instructions are
  * reduced to terms (lower-case, stop words and request verbs such as "find" or "pages" removed, light stemming) and
  * each page is scored with BM25 over weighted fields: its URL path, the anchor texts of links to it, and, when the
- * page was fetched, its title, headings/description and content. A term also matches a word it is a prefix of, or
+ * page was fetched, its title, headings/description and content (a page whose terms are only in its content is kept
+ * only when no page has them elsewhere). A term also matches a word it is a prefix of, or
  * that shares its first 6 letters (`install` ~ `installation`, `authentication` ~ `authenticate`), at a reduced
  * weight. Pages scoring at least RELATIVE_THRESHOLD of the best score are kept, best first.
  */
@@ -20,6 +21,8 @@ const WEIGHTS = { path: 2, anchors: 2, title: 3, summary: 1.5, content: 1 } as c
 const K1 = 1.2;
 const B = 0.75;
 const PARTIAL_MATCH = 0.6;
+/** A link's score counts the terms of the heading above it at this weight (its own anchor and URL at 1). */
+const CONTEXT_WEIGHT = 0.5;
 const MAX_CONTENT_CHARS = 20_000;
 /** Pages below this fraction of the best page's score are dropped. */
 export const RELATIVE_THRESHOLD = 0.25;
@@ -75,6 +78,8 @@ interface WeightedDoc {
   /** term → weighted frequency */
   readonly frequencies: Map<string, number>;
   readonly length: number;
+  /** Its URL, anchors, title or headings hold a term (not only its text). */
+  readonly described: boolean;
 }
 
 export class RelevanceRanker {
@@ -90,11 +95,12 @@ export class RelevanceRanker {
   }
 
   /**
-   * A quick score of a link before its page is fetched (anchor text and URL only; no corpus statistics): the number
-   * of distinct query terms it matches, partial matches counting less. Used to pick which links to follow first.
+   * How much a piece of text is about the instructions, with no corpus statistics: the number of distinct query terms
+   * it holds, partial matches counting PARTIAL_MATCH. From 0 to the number of terms.
    */
-  linkScore(url: string, anchorText: string): number {
-    const words = new Set([...tokenize(pathOf(url)), ...tokenize(anchorText)]);
+  termsMatched(text: string | null | undefined): number {
+    if (!text) return 0;
+    const words = new Set(tokenize(text));
     let score = 0;
     for (const term of this.terms) {
       if (words.has(term)) score += 1;
@@ -103,10 +109,40 @@ export class RelevanceRanker {
     return score;
   }
 
+  /**
+   * A quick score of a link before its page is fetched, to pick which links to follow first: the terms its URL and
+   * anchor text match, and, at CONTEXT_WEIGHT, those of the heading it sits under on the linking page.
+   */
+  linkScore(url: string, anchorText: string, context?: string): number {
+    return this.termsMatched(`${pathOf(url)} ${anchorText}`) + CONTEXT_WEIGHT * this.termsMatched(context);
+  }
+
+  /**
+   * How much a fetched page is about the instructions, from its own title and headings (or, when it has none of the
+   * terms there, its text, at half weight): what its links inherit as the linking page's relevance.
+   */
+  pageScore(page: {
+    readonly title?: string | null;
+    readonly summary?: string | null;
+    readonly content?: string | null;
+  }): number {
+    const heads = this.termsMatched(`${page.title ?? ''} ${page.summary ?? ''}`);
+    const body = page.content ? this.termsMatched(page.content.slice(0, MAX_CONTENT_CHARS)) / 2 : 0;
+    return Math.max(heads, body);
+  }
+
   /** BM25 scores of the pages, computed over the whole set (document frequencies and lengths come from it). */
   score(pages: ReadonlyMap<string, RelevanceFields>): Map<string, number> {
+    return this.scoreDocs(this.weighAll(pages));
+  }
+
+  private weighAll(pages: ReadonlyMap<string, RelevanceFields>): Map<string, WeightedDoc> {
     const docs = new Map<string, WeightedDoc>();
     for (const [id, fields] of pages) docs.set(id, this.weigh(fields));
+    return docs;
+  }
+
+  private scoreDocs(docs: ReadonlyMap<string, WeightedDoc>): Map<string, number> {
     const averageLength = [...docs.values()].reduce((sum, doc) => sum + doc.length, 0) / Math.max(docs.size, 1) || 1;
     const documentFrequency = new Map<string, number>();
     for (const term of this.terms) {
@@ -129,13 +165,20 @@ export class RelevanceRanker {
     return scores;
   }
 
-  /** The ids worth keeping, best first (ties keep the input order). */
+  /**
+   * The ids worth keeping, best first (ties keep the input order). A page that holds the terms only in its text (not
+   * in its URL, anchors, title or headings) mentions the subject rather than being about it, as a site's index lists
+   * every word of the site: such pages are kept only when no page is about it.
+   */
   rank(pages: ReadonlyMap<string, RelevanceFields>): string[] {
-    const scores = this.score(pages);
-    const best = Math.max(0, ...scores.values());
+    const docs = this.weighAll(pages);
+    const scores = this.scoreDocs(docs);
+    const anyDescribed = [...docs].some(([id, doc]) => doc.described && (scores.get(id) ?? 0) > 0);
+    const kept = [...pages.keys()].filter((id) => !anyDescribed || docs.get(id)!.described);
+    const best = Math.max(0, ...kept.map((id) => scores.get(id) ?? 0));
     if (best <= 0) return [];
     const position = new Map([...pages.keys()].map((id, index) => [id, index]));
-    return [...pages.keys()]
+    return kept
       .filter((id) => (scores.get(id) ?? 0) >= best * RELATIVE_THRESHOLD)
       .sort((a, b) => (scores.get(b) ?? 0) - (scores.get(a) ?? 0) || position.get(a)! - position.get(b)!);
   }
@@ -159,8 +202,9 @@ export class RelevanceRanker {
     add(fields.anchors?.join(' '), WEIGHTS.anchors);
     add(fields.title, WEIGHTS.title);
     add(fields.summary, WEIGHTS.summary);
+    const described = frequencies.size > 0;
     add(fields.content?.slice(0, MAX_CONTENT_CHARS), WEIGHTS.content);
-    return { frequencies, length };
+    return { frequencies, length, described };
   }
 }
 
