@@ -27,8 +27,8 @@ export function extractingVisitor(
     return {
       url: page.url,
       links: page.links.flatMap((link) => {
-        const normalized = normalizeUrl(link);
-        return normalized ? [{ url: normalized, text: '' }] : [];
+        const normalized = normalizeUrl(link.url);
+        return normalized ? [{ url: normalized, text: link.text }] : [];
       }),
       title: page.title,
       summary: markdownHeadings(page.rawContent),

@@ -14,6 +14,12 @@ export interface ExtractOptions {
   readonly signal?: AbortSignal;
 }
 
+/** A link of a page: its absolute URL (no fragment) and its anchor texts (joined by ` | `; may be empty). */
+export interface PageLinkText {
+  readonly url: string;
+  readonly text: string;
+}
+
 export interface ExtractedPage {
   /** The final URL of the page (after redirects). */
   readonly url: string;
@@ -26,8 +32,8 @@ export interface ExtractedPage {
   readonly language: string | null;
   /** schema.org JSON-LD / microdata items, OpenGraph and citation meta tags, as found. */
   readonly structuredData: readonly Record<string, unknown>[];
-  /** Outgoing links of the page (absolute), for map and crawl. */
-  readonly links: readonly string[];
+  /** Outgoing links of the page, for map and crawl. */
+  readonly links: readonly PageLinkText[];
   readonly contentType: string;
 }
 

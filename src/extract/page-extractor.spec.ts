@@ -84,7 +84,7 @@ describe('PageExtractor', () => {
     expect(page.language).toBe('en-GB');
     expect(page.contentType).toBe('text/html');
     expect(page.structuredData.length).toBeGreaterThan(0);
-    expect(page.links).toContain(`${ORIGIN}/local/`);
+    expect(page.links.map((link) => link.url)).toContain(`${ORIGIN}/local/`);
   });
 
   test('images and favicon only when asked for', async () => {

@@ -140,13 +140,29 @@ describe('metadata', () => {
   });
 
   test('links: absolute http(s), from the whole page, without fragments, de-duplicated', () => {
-    const { links } = extract('harbour-news.html');
+    const links = extract('harbour-news.html').links.map((link) => link.url);
     expect(links).toContain(`${ORIGIN}/local/`);
     expect(links).toContain('https://shop.example.org/subscribe');
     expect(links).toContain(`${ORIGIN}/privacy`);
     expect(links).toContain(`${ORIGIN}/local/storm-damage-2023`);
     expect(links.filter((l) => l === `${ORIGIN}/`)).toHaveLength(1);
     expect(links.some((l) => l.startsWith('mailto:') || l.includes('#'))).toBe(false);
+  });
+
+  test('links carry their anchor texts, those of one page (its sections too) merged', () => {
+    const page = extractHtml(
+      `<title>Contents</title><main><h1>Contents</h1><p>Long enough text to be the content of this page, and more.</p>
+       <ul><li><a href="tutorial02.html">Part 2</a><ul><li><a href="tutorial02.html#database-setup">Database
+       setup</a></li></ul></li><li><a href="/faq"><img src="q.png" alt=""></a></li></ul>
+       <map><area href="/area" alt="An area"></map></main>`,
+      `${ORIGIN}/intro/contents.html`,
+      { depth: 'basic', format: 'markdown' },
+    );
+    expect(page.links).toEqual([
+      { url: `${ORIGIN}/intro/tutorial02.html`, text: 'Part 2 | Database setup' },
+      { url: `${ORIGIN}/faq`, text: '' },
+      { url: `${ORIGIN}/area`, text: 'An area' },
+    ]);
   });
 
   test.each([

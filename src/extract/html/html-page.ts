@@ -15,6 +15,7 @@ import {
   publishedDate,
 } from './page-metadata.js';
 import { type StructuredItem, structuredDataOf } from './structured-data.js';
+import type { PageLinkText } from '../content-extractor.port.js';
 
 export interface HtmlExtraction {
   readonly title: string | null;
@@ -25,7 +26,7 @@ export interface HtmlExtraction {
   readonly publishedDate: string | null;
   readonly language: string | null;
   readonly structuredData: StructuredItem[];
-  readonly links: string[];
+  readonly links: PageLinkText[];
   readonly source: 'readability' | 'fallback';
 }
 

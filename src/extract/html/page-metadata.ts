@@ -1,6 +1,7 @@
 import { httpUrl, parseSrcset } from './absolute-urls.js';
 import { type DomDocument, type DomElement, normalizeSpace } from './dom.js';
 import { metaContent, type StructuredItem } from './structured-data.js';
+import type { PageLinkText } from '../content-extractor.port.js';
 
 /** og:title, else `<title>`, else the first `<h1>`: the title when the main content brings none. */
 export function pageTitle(document: DomDocument): string | null {
@@ -188,19 +189,33 @@ export function normalizeDate(value: string | null | undefined): string | null {
 }
 
 const MAX_LINKS = 5000;
+const MAX_LINK_TEXT = 300;
+const MAX_TEXTS_PER_LINK = 5;
 
-/** Every http(s) link of the page (anchors and image-map areas), absolute, without fragment, de-duplicated. */
-export function pageLinks(document: DomDocument, base: string, pageUrl: string): string[] {
+/**
+ * Every http(s) link of the page (anchors and image-map areas), absolute, without fragment, de-duplicated, with its
+ * anchor texts (an area's `alt`; the texts of links to one page, its sections included, merged).
+ */
+export function pageLinks(document: DomDocument, base: string, pageUrl: string): PageLinkText[] {
   const self = withoutFragment(pageUrl);
-  const links = new Set<string>();
+  const links = new Map<string, string[]>();
   for (const anchor of document.querySelectorAll('a[href], area[href]')) {
     const url = httpUrl(anchor.getAttribute('href'), base);
     if (!url) continue;
     const clean = withoutFragment(url);
-    if (clean !== self) links.add(clean);
-    if (links.size >= MAX_LINKS) break;
+    if (clean === self) continue;
+    const text = normalizeSpace(
+      anchor.tagName.toLowerCase() === 'area' ? (anchor.getAttribute('alt') ?? '') : (anchor.textContent ?? ''),
+    ).slice(0, MAX_LINK_TEXT);
+    const texts = links.get(clean);
+    if (!texts) {
+      if (links.size >= MAX_LINKS) break;
+      links.set(clean, text ? [text] : []);
+    } else if (text && texts.length < MAX_TEXTS_PER_LINK && !texts.includes(text)) {
+      texts.push(text);
+    }
   }
-  return [...links];
+  return [...links].map(([url, texts]) => ({ url, text: texts.join(' | ') }));
 }
 
 function withoutFragment(url: string): string {
