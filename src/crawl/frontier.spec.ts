@@ -72,7 +72,10 @@ const PRICING: Graph = {
   '/pricing/': ['/pricing/enterprise', '/pricing/faq'],
   '/docs/': ['/docs/billing'],
   ...Object.fromEntries(
-    ['/blog/launch', '/blog/pricing-update', '/pricing/enterprise', '/pricing/faq', '/docs/billing'].map((p) => [p, []]),
+    ['/blog/launch', '/blog/pricing-update', '/pricing/enterprise', '/pricing/faq', '/docs/billing'].map((p) => [
+      p,
+      [],
+    ]),
   ),
 };
 
@@ -230,6 +233,87 @@ describe('Frontier', () => {
     expect(new Set(found)).toEqual(
       new Set(['/pricing/', '/pricing/enterprise', '/pricing/faq', '/blog/pricing-update', '/docs/billing']),
     );
+  });
+
+  describe('best-first with instructions', () => {
+    /** Pages with titles, headings and anchor texts: path → [title, headings, [link path, anchor text][]]. */
+    type Site = Record<string, [string, string, [string, string][]]>;
+    const siteVisitor = (site: Site, visits: string[] = []) => {
+      return async (url: string): Promise<PageVisit<null> | null> => {
+        visits.push(url.slice(O.length));
+        const page = site[url.slice(O.length)];
+        if (!page) return null;
+        const [title, summary, links] = page;
+        return {
+          url,
+          title,
+          summary,
+          links: links.map(([path, text]) => ({ url: `${O}${path}`, text })),
+          payload: null,
+        };
+      };
+    };
+    const NEWS = [1, 2, 3, 4, 5, 6].map((n): [string, string] => [`/news/${n}`, 'News']);
+    const SITE: Site = {
+      '/': ['Home', 'Welcome', [...NEWS, ['/docs/', 'Payments and billing']]],
+      '/docs/': [
+        'Payments and billing',
+        'Overview',
+        [
+          ['/docs/invoices', 'Invoices'],
+          ['/docs/refunds', 'Refunds'],
+        ],
+      ],
+      '/docs/invoices': ['Invoices', 'Billing cycles', []],
+      '/docs/refunds': ['Refunds', 'How refunds work', []],
+      ...Object.fromEntries(NEWS.map(([path]): [string, Site[string]] => [path, ['News', 'Company news', []]])),
+    };
+
+    test("a relevant page's links go before unrelated ones found earlier (the linking page's relevance counts)", async () => {
+      const ranker = new RelevanceRanker('billing');
+      const visits: string[] = [];
+      const bestFirst = await frontier().run(
+        plan({ maxDepth: 2, limit: 2, mode: 'crawl', ranker, concurrency: 1 }),
+        siteVisitor(SITE, visits),
+      );
+      // limit 2: up to 6 pages looked at, the promising ones first.
+      expect(visits.slice(0, 4)).toEqual(['/', '/docs/', '/docs/invoices', '/docs/refunds']);
+      expect(visits).toHaveLength(6);
+      expect(paths(bestFirst.pages)).toEqual(['/docs/', '/docs/invoices']);
+      // Breadth-first, the same limit never gets past the news.
+      const breadthFirst = await frontier().run(plan({ maxDepth: 2, limit: 6, mode: 'crawl' }), siteVisitor(SITE));
+      expect(paths(breadthFirst.pages)).not.toContain('/docs/invoices');
+    });
+
+    test("a map fetches its last level and keeps a page for its own headings, not its URL or links'", async () => {
+      const ranker = new RelevanceRanker('billing cycles');
+      const visits: string[] = [];
+      const site: Site = {
+        ...SITE,
+        '/': ['Home', 'Welcome', [['/docs/invoices', 'Invoices'], ['/docs/refunds', 'Refunds'], ...NEWS]],
+      };
+      const outcome = await frontier().run(plan({ maxDepth: 1, ranker }), siteVisitor(site, visits));
+      expect(paths(outcome.pages)).toEqual(['/docs/invoices']);
+      expect(visits).toEqual(expect.arrayContaining(['/docs/invoices', '/docs/refunds', '/news/1']));
+    });
+
+    test('a link under a matching heading is taken before others when max_breadth chooses', async () => {
+      const ranker = new RelevanceRanker('refunds policy');
+      const visits: string[] = [];
+      const outcome = await frontier().run(plan({ maxDepth: 1, maxBreadth: 1, ranker }), async (url) => {
+        visits.push(url);
+        if (url !== `${O}/`) return { url, title: 'Refunds policy', links: [], payload: null };
+        return {
+          url,
+          links: [
+            { url: `${O}/a`, text: 'Read more' },
+            { url: `${O}/b`, text: 'Read more', context: 'Our refunds' },
+          ],
+          payload: null,
+        };
+      });
+      expect(paths(outcome.pages)).toEqual(['/b']);
+    });
   });
 
   describe('pipelined crawl', () => {
