@@ -31,7 +31,7 @@ import { trimEndChars } from '../common/linear-text.js';
  * - Pipelining (crawl without instructions): the pages of depth d+1 are found from the pages of depth d in their
  *   order, each parent as soon as it is visited, and visited as soon as they are found; so the next level starts
  *   while the last pages of this one are still being extracted (the same pages, in the same order, as level by
- *   level). With instructions a level is ranked as a whole, so it is found once the level before is done.
+ *   level). With instructions the run is best-first instead (see Instructions).
  * - Redirects: a page is known by its final URL; two URLs that land on one page are one result.
  */
 export interface FrontierPlan {
@@ -41,7 +41,7 @@ export interface FrontierPlan {
   readonly maxBreadth: number;
   readonly limit: number;
   readonly filters: CrawlFilters;
-  /** Ranks and filters the results when the request has instructions; null (or inactive) otherwise. */
+  /** With the request's instructions: guides the run (best-first) and ranks and filters the results; else null. */
   readonly ranker: RelevanceRanker | null;
   /** `Date.now()` after which nothing new starts. */
   readonly deadline: number;
@@ -237,7 +237,7 @@ class FrontierRun<P> {
     }
   }
 
-  /** Level by level: every page of a level visited, then the next level found from them (ranked as a whole). */
+  /** Level by level (a map without instructions): every page of a level visited, then the next level found from them. */
   private async runByLevel(sitemapPages: Promise<string[]>): Promise<void> {
     for (let depth = 0; depth <= this.plan.maxDepth && !this.signal.aborted; depth++) {
       const level = this.entries.filter((entry) => entry.depth === depth);
@@ -534,10 +534,6 @@ class FrontierRun<P> {
     const chosen: Candidate[] = [];
     const claimed = new Set<string>();
     for (const parent of level) chosen.push(...(await this.linksOf(parent, claimed)));
-    if (this.ranker) {
-      const order = new Map(chosen.map((c, i) => [c, i]));
-      chosen.sort((a, b) => b.score - a.score || order.get(a)! - order.get(b)!);
-    }
     for (const candidate of chosen) this.take(candidate, depth);
   }
 

@@ -22,8 +22,9 @@ export class MapRequestDto {
   url!: string;
 
   /**
-   * What to look for, in natural language: pages are ranked by relevance to it and the least relevant dropped. Map
-   * then costs 2 credits per 10 pages; crawl returns each page's chunks_per_source most relevant passages.
+   * What to look for, in natural language: the most promising pages are visited first (a map fetches its last level
+   * too, to read their headings), up to 3 × limit pages are looked at, and the most relevant returned, best first.
+   * Map then costs 2 credits per 10 pages; crawl returns each page's chunks_per_source most relevant passages.
    */
   @IsOptional() @IsString() @MaxLength(2000) instructions?: string | null;
 
