@@ -61,7 +61,10 @@ export class SearchService {
       // auto_parameters must not make a search worse than none: when its choices (a news topic, a time range the
       // index cannot honour) find nothing, the caller's own parameters are searched.
       const plain = resolveSearch(body, now, false);
-      if (plain.provider.topic !== resolved.provider.topic || plain.provider.from !== resolved.provider.from) {
+      if (
+        plain.provider.topic !== resolved.provider.topic ||
+        plain.provider.from?.getTime() !== resolved.provider.from?.getTime()
+      ) {
         resolved = plain;
         candidates = await this.candidates(plain);
       }
