@@ -252,6 +252,17 @@ describe('POST /extract', () => {
       expect(response.body.results[0].favicon).toBe(site.url('/static/favicon-32.png'));
     });
 
+    test('include_favicon: null for a page that declares no icon (no guessed /favicon.ico) and for a PDF', async () => {
+      const response = await extract({
+        urls: [article('short-notice.html'), site.url('/pdf/report.pdf')],
+        include_favicon: true,
+      });
+      expect(response.body.results).toHaveLength(2);
+      for (const result of response.body.results) expect(result.favicon).toBeNull();
+      // What the guess would have pointed to does not exist.
+      expect((await fetch(site.url('/favicon.ico'))).status).toBe(404);
+    });
+
     test('query and chunks_per_source: the most relevant chunks, joined with [...]', async () => {
       const response = await extract({
         urls: [article('harbour-news.html')],

@@ -68,7 +68,7 @@ describe('POST /map', () => {
   describe('200', () => {
     test('max_depth 1 (the default): the start page and the pages it links to, in link order', async () => {
       // Fields map has no use for (sent by some clients) and unknown ones are accepted and ignored.
-      const ignored = { include_images: true, categories: ['Documentation'], query: 'docs', something_new: 1 };
+      const ignored = { include_images: true, query: 'docs', something_new: 1 };
       const response = await map({ url: sites.docs(sites.linksOnly.origin), ...ignored });
       expect(response.status).toBe(200);
       expect(pagesOf(response.body.results)).toEqual(DEPTH_1);
@@ -168,6 +168,23 @@ describe('POST /map', () => {
       expect(pagesOf(excluded.body.results)).toEqual(
         [...DEPTH_1_FETCHED, ...DEPTH_2_NEW].filter((p) => !p.startsWith('blog/') && !p.startsWith('about')),
       );
+    });
+
+    test('categories: only the pages of those kinds, told by their path (@tavily/core passes it through)', async () => {
+      const client = tavily({ apiKey: key, apiBaseURL: app.url });
+      const blog = await client.map(sites.docs(sites.linksOnly.origin), { maxDepth: 2, categories: ['Blog'] });
+      expect(pagesOf(blog.results)).toEqual([
+        'blog/',
+        'blog/2024-launch.html',
+        'blog/2024-pricing-update.html',
+        'blog/2025-roadmap.html',
+      ]);
+      const about = await map({
+        url: sites.docs(sites.linksOnly.origin),
+        max_depth: 2,
+        categories: ['About', 'Careers'],
+      });
+      expect(pagesOf(about.body.results)).toEqual(['about.html', 'about/team.html', 'about/careers.html']);
     });
 
     test('allow_external: off keeps the start host; on (the default) lists and follows the other host', async () => {
@@ -295,6 +312,8 @@ describe('POST /map', () => {
       [{ url: 'https://a.test', timeout: 5 }, 'timeout must not be less than 10'],
       [{ url: 'https://a.test', timeout: 151 }, 'timeout must not be greater than 150'],
       [{ url: 'https://a.test', allow_external: 'yes' }, 'allow_external must be a boolean value'],
+      [{ url: 'https://a.test', categories: ['Recipes'] }, 'categories must be among: Documentation, Blog'],
+      [{ url: 'https://a.test', categories: 'Blog' }, 'categories must be an array'],
       [{ url: 'https://a.test', select_paths: ['/docs/[a-'] }, 'select_paths has an invalid regular expression'],
       [{ url: 'https://a.test', exclude_paths: ['(?=lookahead)'] }, 'exclude_paths has an invalid regular expression'],
       [{ url: 'https://a.test', select_domains: ['('] }, 'select_domains has an invalid regular expression "("'],

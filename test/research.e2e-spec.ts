@@ -1,3 +1,4 @@
+import { tavily } from '@tavily/core';
 import { Database } from '../src/database/database.js';
 import { MESSAGES } from '../src/metering/metering.errors.js';
 import { ResearchJobsRepository } from '../src/research/jobs/research-jobs.repository.js';
@@ -264,6 +265,21 @@ describe('research: 400 (never billed)', () => {
       { input: 'tides', output_schema: 'a string' },
       'output_schema must be a JSON object (a JSON Schema)',
     ],
+    [
+      'include_domains (research searches every site)',
+      { input: 'tides', include_domains: ['noaa.gov'] },
+      'include_domains is not supported: research tasks here search every site; leave it out, or filter the report sources yourself',
+    ],
+    [
+      'exclude_domains',
+      { input: 'tides', exclude_domains: ['example.com'] },
+      'exclude_domains is not supported: research tasks here search every site; leave it out, or filter the report sources yourself',
+    ],
+    [
+      'output_length',
+      { input: 'tides', output_length: 'short' },
+      "output_length is not supported: the report's length follows the model (mini or pro); leave it out",
+    ],
   ])('%s: 400', async (_name, body, message) => {
     const answer = await r.submit(body);
     expect(answer.status).toBe(400);
@@ -275,6 +291,13 @@ describe('research: 400 (never billed)', () => {
     const answer = await r.submit({ input: 'tides', output_schema: { type: 'object', properties: {} } });
     expect(answer.status).toBe(400);
     expect(answer.body.detail.error).toMatch(/output_schema needs a language model.*LLM_BASE_URL/);
+  });
+
+  test('@tavily/core: a refused research option surfaces as the error naming it', async () => {
+    const client = tavily({ apiKey: r.key, apiBaseURL: r.app.url });
+    await expect(client.research('tides', { include_domains: ['noaa.gov'] })).rejects.toThrow(
+      'include_domains is not supported',
+    );
   });
 
   test('a body that is not JSON', async () => {

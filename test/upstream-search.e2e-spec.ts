@@ -86,6 +86,13 @@ describe('POST /search with upstream providers', () => {
     expect(urls).not.toContain('https://archive.tidewire.example/2019/sea-wall-history');
   });
 
+  test('language is asked of the engines (SearXNG language, Brave search_lang)', async () => {
+    const response = await search({ query: 'sea wall', language: 'de' });
+    expect(response.status).toBe(200);
+    expect(searxng.requestsTo('/search')[0]!.params.get('language')).toBe('de');
+    expect(brave.requestsTo('/res/v1/web/search')[0]!.params.get('search_lang')).toBe('de');
+  });
+
   test('an upstream that fails leaves the others: 200 with their results, billed as usual', async () => {
     const fresh = await meteredOrganization(app, smtp, 'search-one-upstream-down@a.test');
     const token = (await fresh.key()).key;

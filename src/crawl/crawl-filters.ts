@@ -1,3 +1,4 @@
+import { type PageCategory, categoryPatterns } from './page-categories.js';
 import { type UrlPattern, compilePattern } from './url-pattern.js';
 
 export interface FilterOptions {
@@ -5,6 +6,8 @@ export interface FilterOptions {
   readonly excludePaths?: readonly string[] | null;
   readonly selectDomains?: readonly string[] | null;
   readonly excludeDomains?: readonly string[] | null;
+  /** Only pages of one of these kinds, told by their path (page-categories.ts). */
+  readonly categories?: readonly PageCategory[] | null;
   /** Whether pages on other hosts than the start URL's are listed and followed (default true). */
   readonly allowExternal?: boolean;
 }
@@ -12,7 +15,7 @@ export interface FilterOptions {
 /**
  * Which discovered URLs a map or crawl lists and follows. Path patterns run on the decoded path (`/docs/intro`,
  * no query), domain patterns case-insensitively on the host name (no port). A URL passes when it matches at least one
- * `select_*` pattern of each non-empty list and no `exclude_*` pattern. "External" means another site than the start
+ * `select_*` pattern of each non-empty list, no `exclude_*` pattern, and (with categories) one category's pattern. "External" means another site than the start
  * URL's: its host, the same host with or without `www.`, and its subdomains are internal.
  */
 export class CrawlFilters {
@@ -20,6 +23,7 @@ export class CrawlFilters {
   private readonly excludePaths: UrlPattern[];
   private readonly selectDomains: UrlPattern[];
   private readonly excludeDomains: UrlPattern[];
+  private readonly categories: UrlPattern[];
   private readonly allowExternal: boolean;
   private readonly sites: string[];
 
@@ -30,6 +34,7 @@ export class CrawlFilters {
     this.excludePaths = compileAll(options.excludePaths, false);
     this.selectDomains = compileAll(options.selectDomains, true);
     this.excludeDomains = compileAll(options.excludeDomains, true);
+    this.categories = categoryPatterns(options.categories ?? []);
     this.allowExternal = options.allowExternal ?? true;
     this.sites = [siteOf(new URL(startUrl).hostname)];
   }
@@ -53,6 +58,7 @@ export class CrawlFilters {
     const path = decodedPath(url);
     if (this.selectPaths.length && !this.selectPaths.some((p) => p.test(path))) return false;
     if (this.excludePaths.some((p) => p.test(path))) return false;
+    if (this.categories.length && !this.categories.some((p) => p.test(path))) return false;
     return true;
   }
 }

@@ -47,6 +47,7 @@ export function resolveRequest(body: MapRequestDto, addresses: AddressPolicy, st
         selectDomains: body.select_domains,
         excludeDomains: body.exclude_domains,
         allowExternal: body.allow_external ?? true,
+        categories: body.categories,
       }),
       ranker: instructions ? new RelevanceRanker(instructions) : null,
       deadline,

@@ -154,7 +154,8 @@ export class PageExtractor implements ContentExtractor {
       title: pdf.title,
       content: pdf.text,
       images: [],
-      favicon: originFavicon(resource.url),
+      // A PDF or a text file declares no icon.
+      favicon: null,
       publishedDate: null,
       language: pdf.language,
       structuredData: [],
@@ -169,7 +170,8 @@ export class PageExtractor implements ContentExtractor {
       title: null,
       content: resource.text().trim(),
       images: [],
-      favicon: originFavicon(resource.url),
+      // A PDF or a text file declares no icon.
+      favicon: null,
       publishedDate: null,
       language: null,
       structuredData: [],
@@ -202,14 +204,6 @@ function isHtml(resource: FetchedResource): boolean {
   if (resource.contentType === 'text/html' || resource.contentType === 'application/xhtml+xml') return true;
   // XHTML served as XML.
   return /xml$/.test(resource.contentType) && /<html[\s>]/i.test(resource.body.subarray(0, 4096).toString('latin1'));
-}
-
-function originFavicon(url: string): string | null {
-  try {
-    return new URL('/favicon.ico', url).href;
-  } catch {
-    return null;
-  }
 }
 
 function formatSeconds(ms: number): string {

@@ -5,9 +5,17 @@ import type { AnswerLevel } from './answer/extractive-answer.js';
 import type { ProviderSearchRequest, SearchTopic } from './providers/search-provider.port.js';
 import { type ReadPlan, readPlan } from './read/read-plan.js';
 
-const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 const DEFAULT_MAX_RESULTS = 5;
 const DEFAULT_CHUNKS_PER_SOURCE = 3;
+/** include_domains_mode 'prefer': candidates asked for per result shown. */
+const PREFER_POOL_FACTOR = 3;
+
+/** `pt-BR` → `pt`: pages record their language in many forms, their primary subtag is what compares. */
+export function primaryLanguage(tag: string): string {
+  return tag.trim().toLowerCase().split(/[-_]/)[0]!;
+}
 
 /** A search of the query alone: general topic, no dates, domains, phrases or country (evaluations, research). */
 export function unfilteredSearchRequest(
@@ -27,6 +35,8 @@ export function unfilteredSearchRequest(
     requiredPhrases: [],
     chunksPerSource: DEFAULT_CHUNKS_PER_SOURCE,
     country: null,
+    language: null,
+    languageStrict: false,
   };
 }
 
@@ -40,6 +50,8 @@ export interface ResponseOptions {
   readonly answer: AnswerLevel | null;
   /** Set when auto_parameters was asked for: the values it settled on. */
   readonly autoParameters: Record<string, unknown> | null;
+  /** include_domains with include_domains_mode 'prefer': sites ranked higher, not required. */
+  readonly preferDomains: readonly string[];
 }
 
 export interface ResolvedSearch {
@@ -65,9 +77,12 @@ export function quotedPhrases(query: string): string[] {
 
 const RANGE_DAYS: Record<string, number> = { day: 1, d: 1, week: 7, w: 7, month: 30, m: 30, year: 365, y: 365 };
 
-/** time_range / days / start_date / end_date as [from, to); explicit dates win over time_range (as tavily-mcp). */
+/**
+ * max_hours / time_range / days / start_date / end_date as [from, to); explicit dates win over time_range (as
+ * tavily-mcp); max_hours wins over time_range and days, and with dates the later start counts.
+ */
 export function timeWindow(
-  body: Pick<SearchRequestDto, 'time_range' | 'days' | 'start_date' | 'end_date'>,
+  body: Pick<SearchRequestDto, 'time_range' | 'days' | 'start_date' | 'end_date' | 'max_hours'>,
   topic: SearchTopic,
   now: Date,
 ): { from: Date | null; to: Date | null } {
@@ -75,6 +90,12 @@ export function timeWindow(
   const end = body.end_date ? new Date(new Date(`${body.end_date}T00:00:00Z`).getTime() + DAY_MS) : null;
   if (start && end && start.getTime() >= end.getTime()) {
     throw badRequest('start_date must not be after end_date');
+  }
+  const hoursBack = body.max_hours ? new Date(now.getTime() - body.max_hours * HOUR_MS) : null;
+  if (hoursBack) {
+    const from = start && start.getTime() > hoursBack.getTime() ? start : hoursBack;
+    if (end && from.getTime() >= end.getTime()) throw badRequest('max_hours leaves nothing before end_date');
+    return { from, to: end };
   }
   if (start || end) return { from: start, to: end };
   if (body.time_range) return { from: new Date(now.getTime() - RANGE_DAYS[body.time_range]! * DAY_MS), to: null };
@@ -116,16 +137,28 @@ export function answerLevel(value: SearchRequestDto['include_answer']): AnswerLe
   return null;
 }
 
-/** A validated body turned into the providers' request and the response's options. */
-export function resolveSearch(body: SearchRequestDto, now = new Date()): ResolvedSearch {
+/**
+ * A validated body turned into the providers' request and the response's options. With `autoChoices` false, an
+ * auto_parameters search keeps the caller's own parameters (and reports them as what auto settled on).
+ */
+export function resolveSearch(body: SearchRequestDto, now = new Date(), autoChoices = true): ResolvedSearch {
   const query = body.query.trim();
-  const auto = body.auto_parameters ? autoParameters(body) : null;
+  const auto = body.auto_parameters
+    ? autoChoices
+      ? autoParameters(body)
+      : { topic: body.topic ?? 'general', timeRange: body.time_range }
+    : null;
   const topic: SearchTopic = auto?.topic ?? body.topic ?? 'general';
   const timeRange = auto?.timeRange ?? body.time_range;
   const depth = body.search_depth === 'advanced' ? 'advanced' : 'basic';
   const { from, to } = timeWindow({ ...body, time_range: timeRange }, topic, now);
   const maxResults = body.max_results ?? DEFAULT_MAX_RESULTS;
   const answer = answerLevel(body.include_answer);
+  const preferDomains = body.include_domains_mode === 'prefer' ? (body.include_domains ?? []) : [];
+  if (body.filter_by_language && !body.language) {
+    throw badRequest("filter_by_language needs language (a language code such as 'en')");
+  }
+  const shownOrAnswered = answer && maxResults === 0 ? DEFAULT_MAX_RESULTS : maxResults;
   const rawContent =
     body.include_raw_content === true || body.include_raw_content === 'markdown'
       ? 'markdown'
@@ -136,16 +169,18 @@ export function resolveSearch(body: SearchRequestDto, now = new Date()): Resolve
     provider: {
       query,
       depth,
-      // An answer draws on a few results even when none are shown.
-      maxResults: answer && maxResults === 0 ? DEFAULT_MAX_RESULTS : maxResults,
+      // An answer draws on a few results even when none are shown; preferred sites need others to rank against.
+      maxResults: preferDomains.length > 0 ? Math.max(shownOrAnswered * PREFER_POOL_FACTOR, 10) : shownOrAnswered,
       topic,
       from,
       to,
-      includeDomains: body.include_domains ?? [],
+      includeDomains: preferDomains.length > 0 ? [] : (body.include_domains ?? []),
       excludeDomains: body.exclude_domains ?? [],
       requiredPhrases: body.exact_match ? quotedPhrases(query) : [],
       chunksPerSource: body.chunks_per_source ?? DEFAULT_CHUNKS_PER_SOURCE,
       country: topic === 'general' && body.country ? body.country.trim().toLowerCase() : null,
+      language: body.language ? primaryLanguage(body.language) : null,
+      languageStrict: body.filter_by_language === true,
     },
     read: readPlan(body.search_depth ?? 'basic', maxResults, {
       chunksPerSource: body.chunks_per_source,
@@ -160,6 +195,7 @@ export function resolveSearch(body: SearchRequestDto, now = new Date()): Resolve
       imageDescriptions: body.include_images === true && body.include_image_descriptions === true,
       favicon: body.include_favicon === true,
       answer,
+      preferDomains,
       autoParameters: auto
         ? {
             topic,

@@ -3,6 +3,7 @@ import type { WorkOutcome } from '../metering/metering-pipeline.js';
 import type { DescribedImageDto, SearchResponseDto, SearchResultDto } from './dto/search-response.dto.js';
 import { AnswerService } from './answer/answer.service.js';
 import { COUNTRY_BOOST, isFromCountry } from './country.js';
+import { domainMatcher } from './index/domain-patterns.js';
 import type { SearchRequestDto } from './dto/search-request.dto.js';
 import { mergeHits } from './merge-hits.js';
 import { askProviders } from './provider-lists.js';
@@ -25,6 +26,8 @@ type SearchImage = string | DescribedImageDto;
 /** Top-level `images`: at most this many, from the results in rank order. */
 const MAX_TOP_IMAGES = 10;
 const LOCAL = 'local';
+/** include_domains_mode 'prefer': how much more a hit from a listed site scores. */
+const PREFER_BOOST = 1.5;
 
 /** A hit as shown: its content, score and (when upstream pages are read) where the content comes from. */
 interface Shown {
@@ -55,9 +58,22 @@ export class SearchService {
   /** `origin` names the caller and the request: each result's id, and where its feedback will find it. */
   async search(body: SearchRequestDto, origin: SearchOrigin): Promise<WorkOutcome<SearchResponseDto>> {
     const startedAt = performance.now();
-    const resolved = resolveSearch(body);
+    const now = new Date();
+    let resolved = resolveSearch(body, now);
+    let candidates = await this.candidates(resolved);
+    if (candidates.length === 0 && body.auto_parameters) {
+      // auto_parameters must not make a search worse than none: when its choices (a news topic, a time range the
+      // index cannot honour) find nothing, the caller's own parameters are searched.
+      const plain = resolveSearch(body, now, false);
+      if (
+        plain.provider.topic !== resolved.provider.topic ||
+        plain.provider.from?.getTime() !== resolved.provider.from?.getTime()
+      ) {
+        resolved = plain;
+        candidates = await this.candidates(plain);
+      }
+    }
     const { provider, response } = resolved;
-    const candidates = this.readsUpstream ? await this.readAndRank(resolved) : await this.localOnly(provider);
     const shown = candidates.slice(0, response.maxResults);
     const shownHits = shown.map((s) => s.hit);
     // The answer quotes the results shown (with max_results 0, the few retrieved for it alone).
@@ -88,6 +104,11 @@ export class SearchService {
     };
   }
 
+  private async candidates(resolved: ResolvedSearch): Promise<Shown[]> {
+    const found = this.readsUpstream ? await this.readAndRank(resolved) : await this.localOnly(resolved.provider);
+    return preferred(found, resolved.response.preferDomains);
+  }
+
   /** Every provider's hits, merged by URL and ranked by their own scores (research's searches). */
   async hits(request: ProviderSearchRequest): Promise<SearchHit[]> {
     const lists = await askProviders(this.providers, request);
@@ -115,6 +136,23 @@ export class SearchService {
       source: r.candidate.source,
     }));
   }
+}
+
+/**
+ * include_domains_mode 'prefer': hits from the listed sites score PREFER_BOOST times higher (at most 1, and first
+ * among equals), the others stay.
+ */
+function preferred(candidates: Shown[], domains: readonly string[]): Shown[] {
+  const matches = domainMatcher(domains);
+  if (!matches) return candidates;
+  return candidates
+    .map((shown) => {
+      const prefer = matches(shown.hit.url);
+      const score = prefer ? Math.min(1, shown.hit.score * PREFER_BOOST) : shown.hit.score;
+      return { shown: prefer ? { ...shown, hit: { ...shown.hit, score } } : shown, prefer };
+    })
+    .sort((a, b) => b.shown.hit.score - a.shown.hit.score || Number(b.prefer) - Number(a.prefer))
+    .map((entry) => entry.shown);
 }
 
 function imageOf(image: HitImage, withDescription: boolean): string | { url: string; description: string } {

@@ -1,5 +1,19 @@
 import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsBoolean, IsInt, IsNotEmpty, IsNumber, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { PAGE_CATEGORIES, type PageCategory } from '../page-categories.js';
 import { IsUrlPatterns } from './url-patterns.constraint.js';
 
 export const DEFAULTS = { maxDepth: 1, maxBreadth: 20, limit: 50, timeoutSeconds: 150 } as const;
@@ -8,7 +22,7 @@ const PATTERNS: ApiPropertyOptions = { type: [String], maxItems: 50, nullable: t
 
 /**
  * POST /map (compat-reference.md §3). Unknown fields, and the ones clients send that map has no use for
- * (`include_images`, `categories`, `query`), are accepted and ignored. `limit` above MAX_PAGES_PER_CALL is served as
+ * (`include_images`, `query`), are accepted and ignored. `limit` above MAX_PAGES_PER_CALL is served as
  * MAX_PAGES_PER_CALL.
  */
 @ApiSchema({ name: 'MapRequest' })
@@ -74,6 +88,18 @@ export class MapRequestDto {
   @IsOptional()
   @IsUrlPatterns()
   exclude_domains?: string[] | null;
+
+  /**
+   * Only pages of these kinds, told by their path (Documentation: /docs/, /guides/, /reference/…; Blog: /blog/,
+   * /news/…; see docs/api.md): they are listed and followed like select_paths.
+   */
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...PAGE_CATEGORIES] }, nullable: true })
+  @IsOptional()
+  // Checked bottom-up.
+  @IsIn(PAGE_CATEGORIES, { each: true, message: `categories must be among: ${PAGE_CATEGORIES.join(', ')}` })
+  @ArrayMaxSize(PAGE_CATEGORIES.length)
+  @IsArray({ message: `categories must be an array of: ${PAGE_CATEGORIES.join(', ')}` })
+  categories?: PageCategory[] | null;
 
   /** Whether links to other sites may be in the results. Default true. */
   @ApiPropertyOptional({ type: Boolean, nullable: true, default: true })

@@ -130,9 +130,9 @@ describe('metadata', () => {
     expect(blog.publishedDate).toBe('2023-09-02'); // microdata datePublished on a <time>
   });
 
-  test('favicon: a data: icon is skipped; without any icon link, /favicon.ico', () => {
+  test('favicon: a data: icon is skipped; without any icon link, none (no guessed /favicon.ico)', () => {
     expect(extract('planets-table.html').favicon).toBe(`${ORIGIN}/icons/sky.svg`);
-    expect(extract('short-notice.html').favicon).toBe(`${ORIGIN}/favicon.ico`);
+    expect(extract('short-notice.html').favicon).toBeNull();
   });
 
   test('citation_publication_date', () => {

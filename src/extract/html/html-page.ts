@@ -50,7 +50,7 @@ export function extractHtml(html: string, pageUrl: string, options: HtmlOptions)
   const links = pageLinks(document, base, pageUrl);
   const title = pageTitle(document);
   const og = ogImages(document, base);
-  const favicon = pageFavicon(document, base, pageUrl);
+  const favicon = pageFavicon(document, base);
   const language = pageLanguage(document);
   const dates = dateCandidates(document, structuredData);
   const main = extractMainContent(document, options.depth, flattened, () => {

@@ -30,8 +30,11 @@ const ICON_RELS: readonly ((rel: string[]) => boolean)[] = [
   (rel) => rel.includes('apple-touch-icon') || rel.includes('apple-touch-icon-precomposed'),
 ];
 
-/** `<link rel="icon">` (or "shortcut icon"), else apple-touch-icon, else `/favicon.ico` of the page's origin. */
-export function pageFavicon(document: DomDocument, base: string, pageUrl: string): string | null {
+/**
+ * `<link rel="icon">` (or "shortcut icon"), else apple-touch-icon, resolved against the page; null when the page
+ * declares none (an origin's `/favicon.ico` is not guessed: it often answers 404).
+ */
+export function pageFavicon(document: DomDocument, base: string): string | null {
   const links = [...document.querySelectorAll('link[rel][href]')];
   for (const matches of ICON_RELS) {
     for (const link of links) {
@@ -41,11 +44,7 @@ export function pageFavicon(document: DomDocument, base: string, pageUrl: string
       if (url) return url;
     }
   }
-  try {
-    return new URL('/favicon.ico', pageUrl).href;
-  } catch {
-    return null;
-  }
+  return null;
 }
 
 /** Addresses of tracking pixels and spacers rather than pictures. */

@@ -1,6 +1,7 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { RefusedOption } from '../../http/dto/refused-option.js';
 import { CITATION_FORMATS, type CitationFormat } from '../report/citations.js';
 import { RESEARCH_MODELS, type RequestedModel } from '../research-pricing.js';
 
@@ -41,4 +42,17 @@ export class ResearchRequestDto {
   @IsOptional()
   @IsIn(CITATION_FORMATS, { message: `citation_format must be one of: ${CITATION_FORMATS.join(', ')}` })
   citation_format?: CitationFormat;
+
+  // Options of Tavily's research that a task here cannot keep (its record has no place for them): a 400 names them.
+  @ApiHideProperty()
+  @RefusedOption('research tasks here search every site; leave it out, or filter the report sources yourself')
+  include_domains?: unknown;
+
+  @ApiHideProperty()
+  @RefusedOption('research tasks here search every site; leave it out, or filter the report sources yourself')
+  exclude_domains?: unknown;
+
+  @ApiHideProperty()
+  @RefusedOption("the report's length follows the model (mini or pro); leave it out")
+  output_length?: unknown;
 }

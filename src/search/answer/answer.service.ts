@@ -4,7 +4,8 @@ import { LocalIndexProvider } from '../providers/local-index.provider.js';
 import type { SearchHit } from '../providers/search-provider.port.js';
 import { markdownToText } from '../text/markdown-text.js';
 import { mayContainTerms } from '../text/passages.js';
-import { splitSentences } from '../text/sentences.js';
+import { type Sentence, splitSentences } from '../text/sentences.js';
+import { trimEndChars } from '../../common/linear-text.js';
 import {
   ANSWER_LIMITS,
   type AnswerCandidate,
@@ -15,7 +16,8 @@ import {
 import type { LlmSettings } from '../../llm/chat-completion.js';
 import { llmAnswer } from './llm-answer.js';
 
-const MAX_TEXT_PER_SOURCE = 30_000;
+/** Reference pages run long (a settings reference: 350 KB); a term's entry far down one must be reachable. */
+const MAX_TEXT_PER_SOURCE = 120_000;
 
 /**
  * `include_answer`: an answer grounded in the results. With LLM_BASE_URL configured, an OpenAI-compatible chat model
@@ -60,7 +62,7 @@ export class AnswerService {
     const lexemes = analysis.terms.map((t) => t.lexeme);
     const mayMatch = mayContainTerms(lexemes);
     const top = Math.max(...hits.map((hit) => hit.score), Number.MIN_VALUE);
-    const pending: Omit<AnswerCandidate, 'hits'>[] = [];
+    const pending: (Omit<AnswerCandidate, 'hits' | 'headingHits'> & { heading: string | null })[] = [];
     hits.forEach((hit, source) => {
       const relevance = Math.min(1, hit.score / top);
       const text = markdownToText((hit.rawContent ?? hit.content).slice(0, MAX_TEXT_PER_SOURCE));
@@ -69,16 +71,44 @@ export class AnswerService {
         // A sentence that continues the one before ("It is ...") brings that one along as a candidate.
         const next = sentences[i + 1];
         const continued = next !== undefined && next.block === sentence.block && CONTINUATION.test(next.text);
-        if (mayMatch(sentence.text) || (continued && mayMatch(next.text))) {
-          pending.push({ source, relevance, sentence });
+        const heading = headingOver(sentences, i);
+        if (mayMatch(sentence.text) || (continued && mayMatch(next.text)) || (heading && mayMatch(heading))) {
+          pending.push({ source, relevance, sentence, heading });
         }
       });
     });
     const found = await this.local.index.analyzeTexts(
-      pending.map((p) => p.sentence.text),
+      pending.flatMap((p) => [p.sentence.text, p.heading ?? '']),
       lexemes,
     );
-    const candidates: AnswerCandidate[] = pending.map((p, i) => ({ ...p, hits: found[i]! }));
+    const candidates: AnswerCandidate[] = pending.map((p, i) => ({
+      ...p,
+      hits: found[2 * i]!,
+      headingHits: found[2 * i + 1]!,
+    }));
     return extractiveAnswer(query, candidates, analysis.weights, level);
   }
+}
+
+/** Longest line read as a heading (a term's entry, a section title). */
+const MAX_HEADING_CHARS = 100;
+
+/**
+ * The heading a sentence opens a passage under: the line before the sentence's, when the sentence starts its line
+ * and that line is short and unpunctuated (a term's entry in reference documentation or a glossary, a section
+ * title), passing over a value line ("Default: …") between them; null otherwise. Sphinx's pilcrow (¶) is dropped.
+ */
+export function headingOver(sentences: readonly Sentence[], index: number): string | null {
+  const sentence = sentences[index];
+  let before = sentences[index - 1];
+  if (!sentence || !before || before.block === sentence.block) return null;
+  // A reference entry's value line ("Default: 300") may stand between its heading and its description.
+  if (/^default:\s/i.test(before.text) && sentences[index - 2] && sentences[index - 2]!.block !== before.block) {
+    before = sentences[index - 2]!;
+    index -= 1;
+  }
+  if (sentences[index - 2]?.block === before.block) return null;
+  const heading = trimEndChars(before.text, '¶').trim();
+  if (!heading || heading.length > MAX_HEADING_CHARS || /[.!?;,]$/.test(heading)) return null;
+  return heading;
 }

@@ -19,6 +19,11 @@ import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 export const SEARCH_DEPTHS = ['basic', 'advanced', 'fast', 'ultra-fast'] as const;
 export const TOPICS = ['general', 'news', 'finance'] as const;
 export const TIME_RANGES = ['day', 'week', 'month', 'year', 'd', 'w', 'm', 'y'] as const;
+export const DOMAIN_MODES = ['restrict', 'prefer'] as const;
+/** A language as ISO 639-1 (or 639-3) writes it, optionally with a region: `en`, `de`, `pt-BR`. */
+export const LANGUAGE_TAG = /^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})?$/i;
+/** The longest max_hours a request may give: ten years. */
+export const MAX_HOURS_LIMIT = 87_600;
 export const MAX_QUERY_LENGTH = 400;
 /** The longest max_age a request may give: a year, in seconds. */
 export const MAX_AGE_LIMIT = 31_536_000;
@@ -141,6 +146,40 @@ export class SearchRequestDto {
   @IsString({ each: true })
   @MaxLength(500, { each: true })
   exclude_domains?: string[];
+
+  /**
+   * How include_domains applies: 'restrict' (default) returns results from those sites only; 'prefer' returns
+   * results from any site and ranks those from the listed sites higher.
+   */
+  @ApiPropertyOptional({ enum: DOMAIN_MODES, default: 'restrict' })
+  @IsOptional()
+  @IsIn(DOMAIN_MODES, { message: `include_domains_mode must be one of: ${DOMAIN_MODES.join(', ')}` })
+  include_domains_mode?: (typeof DOMAIN_MODES)[number];
+
+  /**
+   * Results in this language (an ISO 639-1 code such as 'en', 'de' or 'pt-BR'): pages known to be in another
+   * language are left out, and upstream engines are asked for this language. With filter_by_language, pages whose
+   * language is unknown are left out too.
+   */
+  @ApiPropertyOptional({ example: 'en' })
+  @IsOptional()
+  @IsString({ message: "language must be a language code such as 'en' or 'pt-BR'" })
+  @Matches(LANGUAGE_TAG, { message: "language must be a language code such as 'en' or 'pt-BR'" })
+  language?: string;
+
+  /** With language: only pages known to be in that language. Default false. */
+  @IsOptional()
+  @IsBoolean()
+  filter_by_language?: boolean;
+
+  /** Only pages published (or, undated, fetched) within this many hours back. Wins over time_range and days. */
+  @ApiPropertyOptional({ type: Number, minimum: 0.001, maximum: MAX_HOURS_LIMIT })
+  @IsOptional()
+  // Checked bottom-up.
+  @Max(MAX_HOURS_LIMIT, { message: `max_hours must be at most ${MAX_HOURS_LIMIT}` })
+  @Min(0.001, { message: 'max_hours must be more than 0' })
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'max_hours must be a number of hours' })
+  max_hours?: number;
 
   /**
    * Also return each result's whole page content as `raw_content`: true or 'markdown' for markdown, 'text' for

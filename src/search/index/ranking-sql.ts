@@ -41,6 +41,9 @@ export interface SqlFilters {
   readonly requirePublished: boolean;
   /** Phrases every result must contain (exact_match). */
   readonly phrases: readonly string[];
+  /** Primary language subtag: documents recorded in another language are left out (and, strict, unrecorded ones). */
+  readonly language?: string | null;
+  readonly languageStrict?: boolean;
 }
 
 export const NO_FILTERS: SqlFilters = {
@@ -74,6 +77,11 @@ function filterSql(filters: SqlFilters, values: unknown[]): string {
   const date = filters.dateField === 'published' ? 'd.published_date' : 'coalesce(d.published_date, d.fetched_at)';
   if (filters.from) parts.push(`${date} >= ${param(filters.from)}::timestamptz`);
   if (filters.to) parts.push(`${date} < ${param(filters.to)}::timestamptz`);
+  if (filters.language) {
+    const recorded = `split_part(replace(lower(d.language), '_', '-'), '-', 1)`;
+    const language = `${recorded} = ${param(filters.language)}::text`;
+    parts.push(filters.languageStrict ? language : `(d.language IS NULL OR ${language})`);
+  }
   for (const phrase of filters.phrases) {
     const p = param(phrase);
     parts.push(

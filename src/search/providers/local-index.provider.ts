@@ -160,7 +160,7 @@ export class LocalIndexProvider implements SearchProvider, OnModuleDestroy {
       score: Math.round(score * 1e6) / 1e6,
       rawContent: row.content,
       publishedDate: row.published_date ? new Date(row.published_date) : null,
-      favicon: row.favicon ?? faviconOf(row.url),
+      favicon: row.favicon,
       images: documentImages(row.images, row.structured_data, row.title),
       provider: this.name,
     };
@@ -173,14 +173,6 @@ function joinChunks(passages: readonly Passage[], count: number): string {
   return chosen.map((p) => p.text).join(CHUNK_SEPARATOR);
 }
 
-function faviconOf(url: string): string | null {
-  try {
-    return new URL('/favicon.ico', url).href;
-  } catch {
-    return null;
-  }
-}
-
 function sqlFilters(request: ProviderSearchRequest): SqlFilters {
   const news = request.topic === 'news';
   return {
@@ -191,5 +183,7 @@ function sqlFilters(request: ProviderSearchRequest): SqlFilters {
     dateField: news ? 'published' : 'published_or_fetched',
     requirePublished: news,
     phrases: request.requiredPhrases,
+    language: request.language,
+    languageStrict: request.languageStrict,
   };
 }

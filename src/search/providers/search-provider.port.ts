@@ -31,6 +31,12 @@ export interface ProviderSearchRequest {
   readonly chunksPerSource: number;
   /** Lower-case country name (`topic: general` only), or null. */
   readonly country: string | null;
+  /**
+   * Lower-case primary language subtag (`en`, `de`), or null: pages known to be in another language are left out.
+   * With `languageStrict`, pages of unknown language too.
+   */
+  readonly language: string | null;
+  readonly languageStrict: boolean;
   readonly signal?: AbortSignal;
 }
 

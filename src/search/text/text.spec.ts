@@ -1,3 +1,4 @@
+import { BadRequestException } from '@nestjs/common';
 import { saturate } from '../index/bm25.js';
 import { domainMatcher, domainPatternToRegex } from '../index/domain-patterns.js';
 import { documentImages } from '../index/document-images.js';
@@ -217,6 +218,22 @@ describe('request resolution', () => {
     expect(timeWindow({ days: 3 }, 'news', now).from).toEqual(new Date('2026-06-12T12:00:00Z'));
     expect(timeWindow({ days: 3 }, 'general', now)).toEqual({ from: null, to: null });
     expect(() => timeWindow({ start_date: '2026-02-01', end_date: '2026-01-01' }, 'general', now)).toThrow();
+  });
+
+  test('max_hours: wins over time_range and days; with start_date the later start counts, end_date stays', () => {
+    expect(timeWindow({ max_hours: 6, time_range: 'year' }, 'general', now)).toEqual({
+      from: new Date('2026-06-15T06:00:00Z'),
+      to: null,
+    });
+    expect(timeWindow({ max_hours: 6, days: 30 }, 'news', now).from).toEqual(new Date('2026-06-15T06:00:00Z'));
+    expect(timeWindow({ max_hours: 48, start_date: '2026-06-14' }, 'general', now).from).toEqual(
+      new Date('2026-06-14T00:00:00Z'),
+    );
+    expect(timeWindow({ max_hours: 6, end_date: '2026-06-30' }, 'general', now)).toEqual({
+      from: new Date('2026-06-15T06:00:00Z'),
+      to: new Date('2026-07-01T00:00:00Z'),
+    });
+    expect(() => timeWindow({ max_hours: 6, end_date: '2026-06-01' }, 'general', now)).toThrow(BadRequestException);
   });
 
   test('calendar dates', () => {

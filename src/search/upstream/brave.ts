@@ -273,6 +273,7 @@ export class BraveSearchProvider implements SearchProvider {
       count: 20,
       freshness: braveFreshness(request.from, request.to),
       country: request.country,
+      searchLang: request.language,
       extraSnippets: request.depth === 'advanced',
     };
     if (request.topic === 'news') {

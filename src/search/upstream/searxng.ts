@@ -191,6 +191,7 @@ export class SearxngSearchProvider implements SearchProvider {
         q: withSiteFilter(request.query, request.includeDomains),
         categories: request.topic === 'news' ? 'news' : 'general',
         timeRange: timeRangeSince(request.from),
+        language: request.language,
       },
       request.signal,
     );

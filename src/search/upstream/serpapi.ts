@@ -153,7 +153,9 @@ export class SerpApiSearchProvider implements SearchProvider {
         tbm: news ? 'nws' : null,
         tbs: googleTbs(request.from, request.to),
         gl: country?.toLowerCase(),
-        hl: 'en',
+        hl: request.language ?? 'en',
+        // Google's own language restriction, as filter_by_language asks.
+        lr: request.language && request.languageStrict ? `lang_${request.language}` : null,
       },
       request.signal,
     );
