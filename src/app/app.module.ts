@@ -24,6 +24,7 @@ import { OrganizationsModule } from '../organizations/organizations.module.js';
 import { PageCacheModule } from '../page-cache/page-cache.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
 import { RedisModule } from '../redis/redis.module.js';
+import { RequestLogModule } from '../request-log/request-log.module.js';
 import { ResearchModule } from '../research/research.module.js';
 import { SearchModule } from '../search/search.module.js';
 import { UsersModule } from '../users/users.module.js';
@@ -50,6 +51,7 @@ export class AppModule {
         KeysModule,
         MeteringModule,
         LedgerModule,
+        RequestLogModule,
         FetchModule,
         PageCacheModule,
         ExtractModule,
