@@ -7,6 +7,7 @@ import {
   newPage,
   screenshot,
 } from './support/dashboard-browser.js';
+import { RequestLogWriter } from '../src/request-log/request-log.writer.js';
 import { SmtpSink } from './support/smtp-sink.js';
 import { StaticSite } from './support/static-site.js';
 import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
@@ -38,6 +39,7 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
   let liveKey: string;
   let answerRequestId: string;
   let extractRequestId: string;
+  let refusedRequestId: string;
   let ledger: LedgerEntry[];
   let expected: { liveCredits: number; testCredits: number; liveRequests: number; testRequests: number };
 
@@ -63,6 +65,10 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
     liveKey = await key('Web', owner.projectId, 'live');
     const batchKey = await key('Batch jobs', batch.body.id as string, 'live');
     const testKey = await key('CI', owner.projectId, 'test');
+    const basicOnly = await call(app.url, 'POST', `/orgs/${owner.orgId}/api-keys`, {
+      token: owner.session,
+      body: { name: 'Basic only', project_id: owner.projectId, depth_limit: 'basic' },
+    });
 
     const ok = async (path: string, token: string, body: Record<string, unknown>) => {
       const response = await call(app.url, 'POST', path, { token, body });
@@ -77,6 +83,12 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
     ).request_id;
     for (let i = 0; i < 2; i++) await ok('/search', testKey, { query: `test ${i}` });
     await ok('/search', testKey, { query: 'test answer', include_answer: true });
+    const refused = await call(app.url, 'POST', '/search', {
+      token: basicOnly.body.key as string,
+      body: { query: 'too deep', search_depth: 'advanced' },
+    });
+    expect(refused.status).toBe(403);
+    refusedRequestId = refused.body.request_id ?? refused.headers.get('x-request-id');
     // live: 5 × 1 + (1 + 1) + 2 × 2 + 0 (2 URLs, 1 credit per 5) = 11 credits in 9 requests; test: 2 + 2 in 3.
     expected = { liveCredits: 11, testCredits: 4, liveRequests: 9, testRequests: 3 };
 
@@ -202,6 +214,43 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
       await page.locator('#ledger-totals', { hasText: `${ledgerCount('live')} charges match` }).waitFor();
       expect(await page.locator('#ledger-totals [data-total="test-credits"]').textContent()).toBe('0 credits');
       expect(await page.locator('table.responsive tbody tr').first().textContent()).toContain('basic search: 1 credit');
+      expect(errors).toEqual([]);
+      await context.close();
+    }, 60_000);
+  }
+
+  for (const [device, viewport] of [
+    ['desktop', { width: 1280, height: 900 }],
+    ['phone', { width: 360, height: 740 }],
+  ] as const) {
+    test(`Requests (${device}): every call, the refused one too, with status, key, query, latency, credits`, async () => {
+      await app.app.get(RequestLogWriter).flush();
+      const { context, page, errors } = await newPage(browser, app, viewport);
+      await context.addCookies([{ name: 'session', value: owner.session, url: app.url }]);
+      await page.goto(`/dashboard/orgs/${owner.orgId}/requests`);
+      await page.getByRole('heading', { name: /^Requests of/ }).waitFor();
+      const rows = page.locator('table.responsive tbody tr');
+      // The screen shows what the API route holds: the 12 charged calls, the refused one (and any GET /usage).
+      const all = await call(app.url, 'GET', `/orgs/${owner.orgId}/requests`, { token: owner.session });
+      const logged = (all.body.requests as { request_id: string }[]).map((r) => r.request_id);
+      expect(logged).toEqual(expect.arrayContaining([...ledger.map((e) => e.request_id), refusedRequestId]));
+      expect(await rows.count()).toBe(logged.length);
+      const refusedRow = rows.filter({ hasText: 'too deep' });
+      expect(await refusedRow.textContent()).toContain('403');
+      expect(await refusedRow.textContent()).toContain('Basic only');
+      const answerCells = await rows.filter({ hasText: 'danube answer' }).locator('td').allTextContents();
+      expect(answerCells.at(-2)).toMatch(/^\d+ ms$/);
+      expect(answerCells.at(-1)).toBe('2');
+      await screenshot(page, `32-requests-${device}`);
+      expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+
+      await page.getByLabel('Status').selectOption('4xx');
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await page.waitForURL(/status=4xx/);
+      await rows.first().filter({ hasText: 'too deep' }).waitFor();
+      expect(await rows.count()).toBe(1);
+      const api = await call(app.url, 'GET', `/orgs/${owner.orgId}/requests?status=4xx`, { token: owner.session });
+      expect(api.body.requests.map((r: { request_id: string }) => r.request_id)).toEqual([refusedRequestId]);
       expect(errors).toEqual([]);
       await context.close();
     }, 60_000);

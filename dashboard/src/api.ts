@@ -136,3 +136,26 @@ export interface LedgerPage {
 
 export const SCOPES = ['search', 'verticals', 'extract', 'map', 'crawl', 'mcp', 'research'] as const;
 export const OPERATIONS = ['search', 'vertical', 'extract', 'map', 'crawl', 'research'] as const;
+
+export interface LoggedRequest {
+  occurred_at: string;
+  request_id: string;
+  method: string;
+  path: string;
+  operation: string;
+  status: number;
+  key_id: string;
+  key_name: string | null;
+  key_prefix: string | null;
+  key_environment: string;
+  project_id: string;
+  summary: string | null;
+  latency_ms: number;
+  credits: number | null;
+}
+export interface RequestLogPage {
+  requests: LoggedRequest[];
+  next_cursor: string | null;
+  retention_days: number;
+}
+export const LOGGED_OPERATIONS = ['search', 'vertical', 'extract', 'map', 'crawl', 'research', 'mcp', 'usage'] as const;

@@ -4,6 +4,7 @@ import { field, h } from './dom.js';
 import { keysPage } from './keys-page.js';
 import { ledgerPage } from './ledger-page.js';
 import { organizationsPage, projectsPage } from './org-pages.js';
+import { requestsPage } from './requests-page.js';
 import { usagePage } from './usage-page.js';
 
 const root = document.getElementById('app')!;
@@ -108,6 +109,7 @@ function layout(signedIn: boolean, org?: Organization, active?: string): void {
               ['keys', 'API keys'],
               ['projects', 'Projects'],
               ['ledger', 'Ledger'],
+              ['requests', 'Requests'],
             ].map(([page, label]) =>
               h(
                 'li',
@@ -342,6 +344,7 @@ async function render(): Promise<void> {
     keys: keysPage,
     projects: projectsPage,
     ledger: ledgerPage,
+    requests: requestsPage,
   };
   const build = pages[page];
   if (!build) {
