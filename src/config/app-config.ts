@@ -300,7 +300,7 @@ export class EnvironmentVariables {
   @Transform(toInt)
   @IsOptional()
   @IsInt()
-  @Min(1)
+  @Min(0)
   @Max(400)
   REQUEST_LOG_RETENTION_DAYS?: number;
 
@@ -500,7 +500,7 @@ export interface AppConfig {
   readonly researchRetentionHours: number;
   /** Research tasks this node runs at once; 0: this node runs none (it still accepts and serves them). */
   readonly researchConcurrency: number;
-  /** How long the request log keeps a data-plane call (GET /orgs/{org_id}/requests), in days. */
+  /** How long the request log keeps a data-plane call (GET /orgs/{org_id}/requests), in days; 0: no request log. */
   readonly requestLogRetentionDays: number;
   /** A running task's lease: a node that stops renewing it for this long loses the task to another node. */
   readonly researchLeaseMs: number;

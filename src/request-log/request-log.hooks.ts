@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { KeyLookupService } from '../keys/key-lookup.service.js';
 import { type LoggedCall, runLoggedCall } from './request-log-context.js';
 import { RequestLogWriter } from './request-log.writer.js';
@@ -32,12 +33,16 @@ export class RequestLogHooks implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     private readonly writer: RequestLogWriter,
     private readonly keys: KeyLookupService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
+    // An application context without an HTTP server (the operator CLI) serves no calls to log.
     if (!this.adapterHost.httpAdapter) return;
-    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    // Started even when the log is off (REQUEST_LOG_RETENTION_DAYS=0): its pruning then deletes what was kept.
     this.writer.start();
+    if (this.config.requestLogRetentionDays === 0) return;
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onRequest', (request, reply, done) => {
       const operation = LOGGED_ROUTES[`${request.method} ${request.routeOptions.url ?? ''}`];
       if (!operation) return done();

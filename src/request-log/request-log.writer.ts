@@ -23,11 +23,11 @@ export interface RequestLogRow {
 const BATCH = 500;
 /** Rows waiting at most: past it, new rows are dropped (and counted) rather than held in memory. */
 const MAX_WAITING = 20_000;
-const FLUSH_EVERY_MS = 500;
+const FLUSH_EVERY_MS = 1000;
 const PRUNE_EVERY_MS = 60 * 60_000;
 
 /**
- * Writes the request log off the request path: rows wait in memory and go in one INSERT per batch, every half
+ * Writes the request log off the request path: rows wait in memory and go in one INSERT per batch, every
  * second (or as soon as a batch is full), in embedded mode as with PostgreSQL. A failed write is logged and its rows
  * dropped: the log is operational, the ledger is what bills. Rows older than REQUEST_LOG_RETENTION_DAYS are deleted
  * every hour.
@@ -93,16 +93,29 @@ export class RequestLogWriter implements BeforeApplicationShutdown {
   }
 
   private async insert(rows: readonly RequestLogRow[]): Promise<void> {
+    // One array per column, taken apart by unnest: cheaper for PostgreSQL than parsing a JSON document per row.
+    const column = <K extends keyof RequestLogRow>(name: K) => rows.map((row) => row[name]);
     await this.db.query({
       name: 'request_log_insert_many',
       text: `INSERT INTO request_log (org_id, occurred_at, request_id, method, path, operation, status, key_id,
          key_environment, project_id, summary, latency_ms, credits)
-       SELECT (r->>'org_id')::uuid, (r->>'occurred_at')::timestamptz, r->>'request_id', r->>'method', r->>'path',
-         r->>'operation', (r->>'status')::smallint, (r->>'key_id')::uuid, r->>'key_environment',
-         (r->>'project_id')::uuid, r->>'summary', (r->>'latency_ms')::numeric, (r->>'credits')::numeric
-       FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(r, ord)
-       ORDER BY ord`,
-      values: [JSON.stringify(rows)],
+       SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[],
+         $7::smallint[], $8::uuid[], $9::text[], $10::uuid[], $11::text[], $12::numeric[], $13::numeric[])`,
+      values: [
+        column('org_id'),
+        column('occurred_at'),
+        column('request_id'),
+        column('method'),
+        column('path'),
+        column('operation'),
+        column('status'),
+        column('key_id'),
+        column('key_environment'),
+        column('project_id'),
+        column('summary'),
+        column('latency_ms'),
+        column('credits'),
+      ],
     });
   }
 

@@ -3,7 +3,7 @@
 -- Operational, not billing: kept outside the ledger, written in batches after the responses, and deleted after
 -- REQUEST_LOG_RETENTION_DAYS. It never holds a secret: the key's id only (its name and prefix are read from api_keys), URLs without query or userinfo.
 CREATE TABLE request_log (
-  id bigserial PRIMARY KEY,
+  id bigserial NOT NULL,
   org_id uuid NOT NULL,
   occurred_at timestamptz NOT NULL,
   request_id text NOT NULL,
@@ -18,5 +18,7 @@ CREATE TABLE request_log (
   latency_ms numeric(12, 3) NOT NULL,
   credits numeric(20, 4)
 );
+-- Written far more often than read: one b-tree for the reads (an organization's rows, newest first, by id), and a
+-- BRIN index for the hourly pruning by age (rows arrive in time order; BRIN costs next to nothing to maintain).
 CREATE INDEX request_log_org_idx ON request_log (org_id, id DESC);
-CREATE INDEX request_log_age_idx ON request_log (occurred_at);
+CREATE INDEX request_log_age_idx ON request_log USING brin (occurred_at);
