@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import {
   buildDashboard,
@@ -14,6 +16,8 @@ import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from 
 
 if (!hasChromium) console.warn('dashboard browser tests skipped: no Chromium at /usr/bin/chromium (set CHROMIUM_PATH)');
 const describeBrowser = hasChromium ? describe : describe.skip;
+
+const run = promisify(execFile);
 
 const PAGE = (title: string) =>
   `<!doctype html><html><head><title>${title}</title></head><body><main><h1>${title}</h1>` +
@@ -251,6 +255,40 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
       expect(await rows.count()).toBe(1);
       const api = await call(app.url, 'GET', `/orgs/${owner.orgId}/requests?status=4xx`, { token: owner.session });
       expect(api.body.requests.map((r: { request_id: string }) => r.request_id)).toEqual([refusedRequestId]);
+      expect(errors).toEqual([]);
+      await context.close();
+    }, 60_000);
+  }
+
+  for (const [device, viewport] of [
+    ['desktop', { width: 1280, height: 900 }],
+    ['phone', { width: 360, height: 740 }],
+  ] as const) {
+    test(`Quickstart (${device}): after a key is created, runnable snippets with that key and this server`, async () => {
+      const { context, page, errors } = await newPage(browser, app, viewport);
+      await context.addCookies([{ name: 'session', value: owner.session, url: app.url }]);
+      await page.goto(`/dashboard/orgs/${owner.orgId}/keys`);
+      await page.getByLabel('Key name').fill(`Quickstart ${device}`);
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const key = await page.getByLabel('API key', { exact: true }).inputValue();
+      await page.getByRole('heading', { name: 'Quickstart', exact: true }).waitFor();
+      const snippet = async (id: string) => (await page.locator(`[data-snippet="${id}"] code`).textContent())!;
+      for (const id of ['curl', 'js', 'python', 'mcp']) {
+        const text = await snippet(id);
+        expect(text).toContain(key);
+        expect(text).toContain(app.url);
+      }
+      expect(JSON.parse(await snippet('mcp'))).toEqual({
+        mcpServers: { search: { url: `${app.url}/mcp`, headers: { Authorization: `Bearer ${key}` } } },
+      });
+      expect(await page.getByRole('link', { name: /API reference/ }).getAttribute('href')).toBe('/docs');
+      // The curl snippet, run as shown, answers a search.
+      // (Asynchronously: the server runs in this process.)
+      const { stdout } = await run('sh', ['-c', await snippet('curl')], { encoding: 'utf8', timeout: 20_000 });
+      expect(JSON.parse(stdout)).toMatchObject({ query: 'how long is the danube', results: expect.any(Array) });
+      expect(await page.locator('input.secret').evaluate((el) => getComputedStyle(el).fontFamily)).toMatch(/mono/i);
+      expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+      await screenshot(page, `33-quickstart-${device}`);
       expect(errors).toEqual([]);
       await context.close();
     }, 60_000);

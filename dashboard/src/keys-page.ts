@@ -1,3 +1,4 @@
+import { quickstart } from './quickstart.js';
 import { type ApiKey, type Project, SCOPES, api } from './api.js';
 import { type Context, navLink } from './context.js';
 import { announce, field, h, table, timeEl, uid } from './dom.js';
@@ -322,6 +323,7 @@ function showOnce(slot: HTMLElement, created: ApiKey & { key: string }): void {
     ),
     h('div', { class: 'row' }, field('API key', output), copy),
     copied,
+    quickstart(created.key),
     h(
       'button',
       {
