@@ -7,6 +7,7 @@ import {
   horizontalOverflow,
   launchChromium,
   newPage,
+  requestLink,
   screenshot,
 } from './support/dashboard-browser.js';
 import { RequestLogWriter } from '../src/request-log/request-log.writer.js';
@@ -294,6 +295,57 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
     }, 60_000);
   }
 
+  test('rough edges: deep link after sign-in, loading and retry, inline form errors, long names, no heading ring', async () => {
+    const { context, page, errors } = await newPage(browser, app);
+    // A deep link opened while signed out lands there after sign-in (the link opened in the same browser).
+    await page.goto(`/dashboard/orgs/${owner.orgId}/ledger?order=asc`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByText('Sign in to continue.').waitFor();
+    const token = await requestLink(page, smtp, 'figures@dash.test');
+    await page.goto(`/dashboard/sign-in?token=${token}`);
+    await page.getByRole('heading', { name: /^Ledger of/ }).waitFor();
+    expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe(
+      `/dashboard/orgs/${owner.orgId}/ledger?order=asc`,
+    );
+    // The heading takes the focus for screen readers, without a ring.
+    expect(await page.evaluate<string>("getComputedStyle(document.querySelector('h1')).outlineStyle")).toBe('none');
+
+    // While a page's data loads it says so; when the server cannot be reached, the error offers a retry.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/orgs/*/usage?*', async (route) => {
+      await held;
+      await route.abort('connectionfailed');
+    });
+    await page.getByRole('link', { name: 'Usage', exact: true }).click();
+    await page.getByText('Loading…').waitFor();
+    await screenshot(page, '34-loading');
+    release();
+    await page.getByRole('heading', { name: 'Something went wrong' }).waitFor();
+    await screenshot(page, '35-error-retry');
+    await page.unroute('**/orgs/*/usage?*');
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.getByRole('heading', { name: /^Usage of/ }).waitFor();
+
+    // Form errors are inline, never a browser bubble; a long key name does not widen the page.
+    await page.getByRole('link', { name: 'API keys', exact: true }).click();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const nameInput = page.getByLabel('Key name');
+    await expect(nameInput.getAttribute('aria-invalid')).resolves.toBe('true');
+    expect(await page.locator('.field-error').first().textContent()).not.toBe('');
+    await screenshot(page, '36-inline-form-error');
+    await nameInput.fill('x'.repeat(100));
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByLabel('API key', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'I have stored it: hide the key' }).click();
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    const revoke = page.getByRole('button', { name: `Revoke ${'x'.repeat(100)}` });
+    expect(await revoke.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgba(0, 0, 0, 0)');
+    await screenshot(page, '37-long-key-name');
+    expect(errors.filter((e) => !e.includes('ERR_CONNECTION_FAILED') && !e.includes('Failed to fetch'))).toEqual([]);
+    await context.close();
+  }, 90_000);
+
   test('the finance CSV downloads beside the audit one, with readable columns', async () => {
     const { context, page } = await newPage(browser, app);
     await context.addCookies([{ name: 'session', value: owner.session, url: app.url }]);
@@ -317,7 +369,10 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
     expect(finance.text).not.toContain('commit_position');
     const audit = await save('Export audit CSV');
     expect(audit.text.split('\r\n')[0]).toMatch(/^commit_position,prepare_position,/);
-    expect(audit.text.trim().split('\r\n')).toHaveLength(13);
+    // Every charge so far (the quickstart tests' curl calls included), after the header.
+    const charged = await call(app.url, 'GET', `/orgs/${owner.orgId}/ledger?limit=500`, { token: owner.session });
+    expect(audit.text.trim().split('\r\n')).toHaveLength(charged.body.entries.length + 1);
+    expect(finance.text.trim().split('\r\n')).toHaveLength(charged.body.entries.length + 1);
     await context.close();
   }, 60_000);
 });

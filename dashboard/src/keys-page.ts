@@ -65,7 +65,7 @@ function renderList(ctx: Context, list: HTMLElement, keys: ApiKey[], projects: P
               'button',
               {
                 type: 'button',
-                class: 'button danger small',
+                class: 'button danger-outline small',
                 'aria-label': `Revoke ${key.name}`,
                 onclick: () => confirmRevoke(ctx, key, reload),
               },
