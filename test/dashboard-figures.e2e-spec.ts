@@ -295,6 +295,40 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
     }, 60_000);
   }
 
+  for (const [device, viewport] of [
+    ['desktop', { width: 1280, height: 900 }],
+    ['phone', { width: 360, height: 740 }],
+  ] as const) {
+    test(`Members and plan (${device}): the plan's limits as the API has them; add a member`, async () => {
+      const { context, page, errors } = await newPage(browser, app, viewport);
+      await context.addCookies([{ name: 'session', value: owner.session, url: app.url }]);
+      await page.goto(`/dashboard/orgs/${owner.orgId}/members`);
+      await page.getByRole('heading', { name: /^Members and plan of/ }).waitFor();
+      const org = (await call(app.url, 'GET', `/orgs/${owner.orgId}`, { token: owner.session })).body;
+      const plan = await page.locator('#plan dd').allTextContents();
+      expect(plan).toEqual([
+        org.plan,
+        org.monthly_credit_allowance.toLocaleString('en-US'),
+        `${org.rate_limit_per_minute.live} requests/min`,
+        `${org.rate_limit_per_minute.test} requests/min`,
+      ]);
+      const email = `${device}@members.test`;
+      await page.getByLabel('E-mail address').fill('not an address');
+      await page.getByRole('button', { name: 'Add member' }).click();
+      await expect(page.getByLabel('E-mail address').getAttribute('aria-invalid')).resolves.toBe('true');
+      await page.getByLabel('E-mail address').fill(email);
+      await page.getByLabel('Role', { exact: true }).selectOption('admin');
+      await page.getByRole('button', { name: 'Add member' }).click();
+      await page.getByRole('row', { name: email }).waitFor();
+      const members = await call(app.url, 'GET', `/orgs/${owner.orgId}/members`, { token: owner.session });
+      expect(members.body.members).toEqual(expect.arrayContaining([expect.objectContaining({ email, role: 'admin' })]));
+      expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+      await screenshot(page, `38-members-${device}`);
+      expect(errors).toEqual([]);
+      await context.close();
+    }, 60_000);
+  }
+
   test('rough edges: deep link after sign-in, loading and retry, inline form errors, long names, no heading ring', async () => {
     const { context, page, errors } = await newPage(browser, app);
     // A deep link opened while signed out lands there after sign-in (the link opened in the same browser).

@@ -3,6 +3,7 @@ import { type Context, base, navLink } from './context.js';
 import { field, h } from './dom.js';
 import { keysPage } from './keys-page.js';
 import { ledgerPage } from './ledger-page.js';
+import { membersPage } from './members-page.js';
 import { organizationsPage, projectsPage } from './org-pages.js';
 import { requestsPage } from './requests-page.js';
 import { usagePage } from './usage-page.js';
@@ -145,6 +146,7 @@ function layout(signedIn: boolean, org?: Organization, active?: string): void {
               ['projects', 'Projects'],
               ['ledger', 'Ledger'],
               ['requests', 'Requests'],
+              ['members', 'Members and plan'],
             ].map(([page, label]) =>
               h(
                 'li',
@@ -384,6 +386,7 @@ async function render(): Promise<void> {
     projects: projectsPage,
     ledger: ledgerPage,
     requests: requestsPage,
+    members: membersPage,
   };
   const build = pages[page];
   if (!build) {
