@@ -329,6 +329,43 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
     }, 60_000);
   }
 
+  test('Projects and keys: each project’s keys and credits as GET /orgs/{org_id}/usage has them; scopes and depth', async () => {
+    const { context, page, errors } = await newPage(browser, app, { width: 360, height: 740 });
+    await context.addCookies([{ name: 'session', value: owner.session, url: app.url }]);
+    await page.goto(`/dashboard/orgs/${owner.orgId}/projects`);
+    await page.getByRole('heading', { name: /^Projects of/ }).waitFor();
+    const report = (await call(app.url, 'GET', `/orgs/${owner.orgId}/usage`, { token: owner.session })).body as {
+      by_project: { name: string; environment: string; credits: number }[];
+    };
+    const keyList = (await call(app.url, 'GET', `/orgs/${owner.orgId}/api-keys`, { token: owner.session })).body
+      .keys as { project_id: string; status: string }[];
+    const projectList = (await call(app.url, 'GET', `/orgs/${owner.orgId}/projects`, { token: owner.session })).body
+      .projects as { id: string; name: string }[];
+    const shown = await page
+      .locator('table.responsive tbody tr')
+      .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+    expect(shown).toHaveLength(projectList.length);
+    for (const project of projectList) {
+      const cells = shown.find((row) => row[0] === project.name) ?? [];
+      const credits = (environment: string) =>
+        String(report.by_project.find((p) => p.name === project.name && p.environment === environment)?.credits ?? 0);
+      const active = keyList.filter((k) => k.project_id === project.id && k.status === 'active').length;
+      expect(cells.slice(0, 4)).toEqual([project.name, String(active), credits('live'), credits('test')]);
+    }
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    await screenshot(page, '39-projects-phone');
+    await page.getByRole('link', { name: 'Ledger of Main' }).click();
+    await page.waitForURL(/project_id=/);
+    await page.getByRole('heading', { name: /^Ledger of/ }).waitFor();
+
+    await page.goto(`/dashboard/orgs/${owner.orgId}/keys`);
+    const basic = page.getByRole('row', { name: /Basic only/ });
+    expect(await basic.textContent()).toContain('basic depth only');
+    expect(await basic.textContent()).toContain('search, verticals');
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   test('rough edges: deep link after sign-in, loading and retry, inline form errors, long names, no heading ring', async () => {
     const { context, page, errors } = await newPage(browser, app);
     // A deep link opened while signed out lands there after sign-in (the link opened in the same browser).

@@ -51,12 +51,18 @@ function renderList(ctx: Context, list: HTMLElement, keys: ApiKey[], projects: P
   list.replaceChildren(
     table(
       'API keys',
-      ['Name', 'Prefix', 'Environment', 'Project', 'Created', 'Last used', 'Status', 'Actions'],
+      ['Name', 'Prefix', 'Environment', 'Project', 'Allowed', 'Created', 'Last used', 'Status', 'Actions'],
       keys.map((key) => [
         nameCell(ctx, key, reload),
         h('code', { class: 'prefix' }, `${key.prefix}…`),
         h('span', { class: `badge env-${key.environment}` }, key.environment),
         projectName(key.project_id),
+        h(
+          'span',
+          { class: 'scopes' },
+          key.scopes.join(', '),
+          key.depth_limit === 'basic' ? h('strong', {}, ' · basic depth only') : null,
+        ),
         timeEl(key.created_at),
         key.last_used_at ? timeEl(key.last_used_at) : 'never',
         h('span', { class: `badge status-${key.status}` }, key.status),
