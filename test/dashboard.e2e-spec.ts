@@ -115,8 +115,8 @@ describeBrowser('the dashboard, in headless Chromium', () => {
     const orgId = /\/orgs\/([^/]+)\//.exec(page.url())![1]!;
     await page.getByRole('link', { name: 'Usage', exact: true }).click();
     await waitForText(page, '#credits-used', '1');
-    await page.getByText('1 of 1,000 credits used').first().waitFor();
-    expect(await page.getByRole('img', { name: /1 of 1,000 credits used/ }).count()).toBe(1);
+    await page.getByText('1 of 1,000 live credits used').first().waitFor();
+    expect(await page.getByRole('img', { name: /1 of 1,000 live credits used/ }).count()).toBe(1);
     await page.getByRole('row', { name: /Backend/ }).waitFor();
     expect(await page.getByText('100/min live · 20/min test').count()).toBe(1);
     await screenshot(page, '06-usage');
@@ -137,7 +137,7 @@ describeBrowser('the dashboard, in headless Chromium', () => {
     await screenshot(page, '07-ledger');
     const [download] = await Promise.all([
       page.waitForEvent('download'),
-      page.getByRole('button', { name: 'Export CSV' }).click(),
+      page.getByRole('button', { name: 'Export audit CSV' }).click(),
     ]);
     const csv = readFileSync((await download.path())!, 'utf8');
     expect(download.suggestedFilename()).toMatch(/^ledger-.*\.csv$/);

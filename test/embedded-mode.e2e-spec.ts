@@ -6,6 +6,7 @@ import { loadConfig } from '../src/config/app-config.js';
 import { Database } from '../src/database/database.js';
 import { DemoSeedService } from '../src/demo/demo-seed.service.js';
 import { KeyLookupService } from '../src/keys/key-lookup.service.js';
+import { RequestLogWriter } from '../src/request-log/request-log.writer.js';
 
 /** The default mode: nothing configured but a data directory. PGlite in-process, served to `pg` over loopback. */
 describe('embedded mode', () => {
@@ -61,6 +62,39 @@ describe('embedded mode', () => {
       expect(orgs.rows[0]).toEqual({ n: 1 });
     } finally {
       await second.close();
+    }
+  }, 60_000);
+
+  test('the request log is written in embedded mode too: answered and refused calls, off the request path', async () => {
+    const ownDir = await mkdtemp(path.join(tmpdir(), 'embedded-log-'));
+    const app = await createApp(loadConfig({ DATA_DIR: ownDir, LOG_LEVEL: 'silent' }));
+    try {
+      await app.listen(0, '127.0.0.1');
+      const demoKey = await app.get(DemoSeedService).seedOnce();
+      expect(demoKey).toMatch(/^sk_live_/);
+      const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+      const post = (body: unknown) =>
+        fetch(`${url}/search`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${demoKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      expect((await post({ query: 'embedded request log' })).status).toBe(200);
+      expect((await post({ query: 7 })).status).toBe(400);
+      const db = app.get(Database);
+      const writer = app.get(RequestLogWriter);
+      let statuses: number[] = [];
+      for (let i = 0; i < 100 && statuses.length < 2; i++) {
+        await writer.flush();
+        statuses = (await db.query<{ status: number }>('SELECT status FROM request_log ORDER BY id')).rows.map(
+          (r) => r.status,
+        );
+        if (statuses.length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(statuses).toEqual([200, 400]);
+    } finally {
+      await app.close();
+      await rm(ownDir, { recursive: true, force: true });
     }
   }, 60_000);
 });

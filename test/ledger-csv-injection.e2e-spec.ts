@@ -81,6 +81,22 @@ describe('ledger CSV export: caller-chosen text is never a live formula', () => 
     expect(raw).toContain(',-7,');
   });
 
+  test('the finance export neutralises the same cells', async () => {
+    const response = await fetch(`${app.url}/orgs/${owner.orgId}/ledger?format=finance`, {
+      headers: { authorization: `Bearer ${owner.session}`, accept: 'text/csv' },
+    });
+    const [header, ...records] = parseCsv(await response.text());
+    const cell = (record: string[], name: string) => record[header!.indexOf(name)];
+    expect(records).toHaveLength(5);
+    for (const record of records) {
+      expect(cell(record, 'Project')).toBe(`'${PROJECT_NAME}`);
+      expect(cell(record, 'Key')).toBe(`'${KEY_NAME}`);
+      expect(cell(record, 'Credits')).toBe('1');
+    }
+    const expected = [...IDEMPOTENCY_KEYS.map((key) => `'${key}`), '-7'];
+    expect(records.map((record) => cell(record, 'Idempotency key')).sort()).toEqual(expected.sort());
+  });
+
   test('the numeric columns are untouched', () => {
     for (const row of rows) {
       expect(row.credits).toBe('1');

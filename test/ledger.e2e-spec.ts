@@ -241,9 +241,12 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
         credits_remaining: 992,
         test_credits_used: 0.5,
         requests: 6,
+        live_requests: 5,
+        test_requests: 1,
         by_project: [
-          { project_id: owner.projectId, name: 'Main', credits: 5.5, requests: 4 },
-          { project_id: projectB, name: 'Batch jobs', credits: 3, requests: 2 },
+          { project_id: owner.projectId, name: 'Main', environment: 'live', credits: 5, requests: 3 },
+          { project_id: projectB, name: 'Batch jobs', environment: 'live', credits: 3, requests: 2 },
+          { project_id: owner.projectId, name: 'Main', environment: 'test', credits: 0.5, requests: 1 },
         ],
         by_key: [
           {
@@ -258,17 +261,18 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
           { key_id: ciKey.id, name: 'CI', prefix: ciKey.prefix, environment: 'test', credits: 0.5, requests: 1 },
         ],
         by_operation: [
-          { operation: 'search', credits: 3.5, requests: 3 },
-          { operation: 'crawl', credits: 2, requests: 1 },
-          { operation: 'vertical', credits: 2, requests: 1 },
-          { operation: 'extract', credits: 1, requests: 1 },
+          { operation: 'search', environment: 'live', credits: 3, requests: 2 },
+          { operation: 'crawl', environment: 'live', credits: 2, requests: 1 },
+          { operation: 'vertical', environment: 'live', credits: 2, requests: 1 },
+          { operation: 'extract', environment: 'live', credits: 1, requests: 1 },
+          { operation: 'search', environment: 'test', credits: 0.5, requests: 1 },
         ],
         by_day: [
-          { day: '2031-03-01', operation: 'search', credits: 3, requests: 2 },
-          { day: '2031-03-02', operation: 'extract', credits: 1, requests: 1 },
-          { day: '2031-03-02', operation: 'search', credits: 0.5, requests: 1 },
-          { day: '2031-03-02', operation: 'vertical', credits: 2, requests: 1 },
-          { day: '2031-03-03', operation: 'crawl', credits: 2, requests: 1 },
+          { day: '2031-03-01', operation: 'search', environment: 'live', credits: 3, requests: 2 },
+          { day: '2031-03-02', operation: 'extract', environment: 'live', credits: 1, requests: 1 },
+          { day: '2031-03-02', operation: 'vertical', environment: 'live', credits: 2, requests: 1 },
+          { day: '2031-03-02', operation: 'search', environment: 'test', credits: 0.5, requests: 1 },
+          { day: '2031-03-03', operation: 'crawl', environment: 'live', credits: 2, requests: 1 },
         ],
       });
     });
@@ -281,7 +285,8 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
         credits_used: 1,
         credits_remaining: 999,
         requests: 1,
-        by_operation: [{ operation: 'search', credits: 1, requests: 1 }],
+        live_requests: 1,
+        by_operation: [{ operation: 'search', environment: 'live', credits: 1, requests: 1 }],
       });
       const empty = await usage('?month=2030-01');
       expect(empty.body).toEqual({
@@ -291,6 +296,8 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
         credits_remaining: 1000,
         test_credits_used: 0,
         requests: 0,
+        live_requests: 0,
+        test_requests: 0,
         by_project: [],
         by_key: [],
         by_operation: [],
@@ -307,8 +314,39 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
   });
 
   describe('GET /orgs/{org_id}/ledger', () => {
-    test('entries of a month in the order of the event store, with every column', async () => {
-      const response = await ledger(`?month=${MONTH}`);
+    test('newest first by default, with the totals of the whole filter on every page', async () => {
+      const response = await ledger(`?month=${MONTH}&limit=2`);
+      expect(response.status).toBe(200);
+      expect(response.body.entries.map((e: { charge_id: string }) => e.charge_id)).toEqual(
+        march
+          .slice(-2)
+          .reverse()
+          .map((c) => c.charge_id),
+      );
+      expect(response.body.totals).toEqual({ live: { entries: 5, credits: 8 }, test: { entries: 1, credits: 0.5 } });
+      const rest = await ledger(`?month=${MONTH}&limit=10&cursor=${response.body.next_cursor}`);
+      expect(rest.body.entries.map((e: { charge_id: string }) => e.charge_id)).toEqual(
+        march
+          .slice(0, -2)
+          .reverse()
+          .map((c) => c.charge_id),
+      );
+      expect(rest.body.totals).toEqual(response.body.totals);
+      const filtered = await ledger(`?month=${MONTH}&environment=test`);
+      expect(filtered.body.totals).toEqual({ live: { entries: 0, credits: 0 }, test: { entries: 1, credits: 0.5 } });
+      const extract = march[2]!;
+      const all = await ledger(`?month=${MONTH}`);
+      const explained = (all.body.entries as { charge_id: string; price_explanation: string }[]).find(
+        (e) => e.charge_id === extract.charge_id,
+      );
+      expect(explained?.price_explanation).toBe(
+        'basic extraction: 5 successful URLs (1 credit per 5, counted over the month), 1 block of 5 completed by ' +
+          'this call: 1 credit; 1 failed URL free',
+      );
+    });
+
+    test('entries of a month in the order of the event store (order=asc), with every column', async () => {
+      const response = await ledger(`?month=${MONTH}&order=asc`);
       expect(response.status).toBe(200);
       expect(response.body.next_cursor).toBeNull();
       const entries = response.body.entries as Record<string, unknown>[];
@@ -341,13 +379,14 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
         idempotency_key: 'idem-1',
         counts: { results: 10 },
         pricing: { items: [{ item: 'vertical:basic', credits: 2 }], units: null },
+        price_explanation: 'basic vertical search: 2 credits',
       });
       expect(entries[3]).toMatchObject({ key_environment: 'test', credits: 0.5, key_name: 'CI' });
     });
 
     test('filters: project, key, operation, environment, month; another organization never shows', async () => {
       const ids = async (query: string) => {
-        const response = await ledger(query);
+        const response = await ledger(`${query}${query ? '&' : '?'}order=asc`);
         expect(response.status).toBe(200);
         return (response.body.entries as { charge_id: string }[]).map((e) => e.charge_id);
       };
@@ -366,12 +405,12 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
     });
 
     test('pagination: following next_cursor visits every entry exactly once, in order', async () => {
-      const walk = async (filters: string, limit: number) => {
+      const walk = async (filters: string, limit: number, order: 'asc' | 'desc' = 'asc') => {
         const seen: string[] = [];
         let cursor: string | null = null;
         let pages = 0;
         do {
-          const response = await ledger(`?${filters}limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+          const response = await ledger(`?${filters}order=${order}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
           expect(response.status).toBe(200);
           const entries = response.body.entries as { charge_id: string }[];
           expect(entries.length).toBeLessThanOrEqual(limit);
@@ -384,6 +423,8 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
       };
       const march2 = await walk(`month=${MONTH}&`, 2);
       expect(march2).toEqual({ seen: march.map((c) => c.charge_id), pages: 3 });
+      const newest = await walk(`month=${MONTH}&`, 4, 'desc');
+      expect(newest).toEqual({ seen: march.map((c) => c.charge_id).reverse(), pages: 2 });
       const live = await walk(`month=${MONTH}&environment=live&`, 4);
       expect(live.seen).toEqual(march.filter((c) => c.key_environment === 'live').map((c) => c.charge_id));
       expect(live.pages).toBe(2);
@@ -399,7 +440,7 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
     });
 
     test('Accept: text/csv exports every matching entry as RFC 4180 CSV', async () => {
-      const response = await ledger(`?month=${MONTH}&limit=1`, owner.session, { accept: 'text/csv' });
+      const response = await ledger(`?month=${MONTH}&limit=1&order=asc`, owner.session, { accept: 'text/csv' });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
       expect(response.headers.get('content-disposition')).toBe(
@@ -443,8 +484,52 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
       expect(parseCsv(filtered.body as string)).toHaveLength(2);
     });
 
+    test('format=finance: readable columns, names instead of ids, the price explained, newest first', async () => {
+      const response = await ledger(`?month=${MONTH}&format=finance`, owner.session, { accept: 'text/csv' });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-disposition')).toBe(
+        `attachment; filename="ledger-finance-${owner.orgId}-${MONTH}.csv"`,
+      );
+      const [header, ...rows] = parseCsv(response.body as string);
+      expect(header).toEqual([
+        'Time (UTC)',
+        'Billing month',
+        'Project',
+        'Key',
+        'Key prefix',
+        'Environment',
+        'Operation',
+        'Depth',
+        'Via',
+        'Credits',
+        'Price',
+        'Request id',
+        'Charge id',
+        'Idempotency key',
+      ]);
+      expect(rows.map((r) => r[12])).toEqual(march.map((c) => c.charge_id).reverse());
+      const vertical = rows.find((r) => r[12] === march[4]!.charge_id)!;
+      expect(vertical).toEqual([
+        '2031-03-02 12:00:00.000',
+        MONTH,
+        'Main',
+        'Ops, "primary"',
+        opsKey.prefix,
+        'live',
+        'vertical',
+        'products',
+        'MCP',
+        '2',
+        'basic vertical search: 2 credits',
+        march[4]!.request_id,
+        march[4]!.charge_id,
+        'idem-1',
+      ]);
+      expect(response.body as string).not.toContain('{"');
+    });
+
     test('a CSV export is not one page: every entry of every month, in order', async () => {
-      const response = await ledger('', owner.session, { accept: 'text/csv' });
+      const response = await ledger('?order=asc', owner.session, { accept: 'text/csv' });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-disposition')).toBe(`attachment; filename="ledger-${owner.orgId}-all.csv"`);
       const [header, ...rows] = parseCsv(response.body as string);
@@ -470,6 +555,8 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
       ['key_id=123', /^key_id /],
       ['operation=mcp', /^operation /],
       ['environment=prod', /^environment /],
+      ['order=newest', /^order /],
+      ['format=xlsx', /^format /],
     ])('%s is a 400 naming the field', async (query, field) => {
       for (const accept of ['application/json', 'text/csv']) {
         const response = await ledger(`?${query}`, owner.session, { accept });

@@ -88,6 +88,12 @@ export interface ApiKey {
   last_used_at: string | null;
   revoked_at: string | null;
 }
+export type Environment = 'live' | 'test';
+export interface Figures {
+  environment: Environment;
+  credits: number;
+  requests: number;
+}
 export interface Usage {
   month: string;
   credits_limit: number;
@@ -95,17 +101,12 @@ export interface Usage {
   credits_remaining: number;
   test_credits_used: number;
   requests: number;
-  by_project: { project_id: string; name: string | null; credits: number; requests: number }[];
-  by_key: {
-    key_id: string;
-    name: string | null;
-    prefix: string | null;
-    environment: string;
-    credits: number;
-    requests: number;
-  }[];
-  by_operation: { operation: string; credits: number; requests: number }[];
-  by_day: { day: string; operation: string; credits: number; requests: number }[];
+  live_requests: number;
+  test_requests: number;
+  by_project: (Figures & { project_id: string; name: string | null })[];
+  by_key: (Figures & { key_id: string; name: string | null; prefix: string | null })[];
+  by_operation: (Figures & { operation: string })[];
+  by_day: (Figures & { day: string; operation: string })[];
 }
 export interface LedgerEntry {
   charge_id: string;
@@ -120,7 +121,41 @@ export interface LedgerEntry {
   key_prefix: string | null;
   key_environment: string;
   depth: string | null;
+  channel: string | null;
+  price_explanation: string;
+}
+export interface LedgerTotals {
+  live: { entries: number; credits: number };
+  test: { entries: number; credits: number };
+}
+export interface LedgerPage {
+  entries: LedgerEntry[];
+  totals: LedgerTotals;
+  next_cursor: string | null;
 }
 
 export const SCOPES = ['search', 'verticals', 'extract', 'map', 'crawl', 'mcp', 'research'] as const;
 export const OPERATIONS = ['search', 'vertical', 'extract', 'map', 'crawl', 'research'] as const;
+
+export interface LoggedRequest {
+  occurred_at: string;
+  request_id: string;
+  method: string;
+  path: string;
+  operation: string;
+  status: number;
+  key_id: string;
+  key_name: string | null;
+  key_prefix: string | null;
+  key_environment: string;
+  project_id: string;
+  summary: string | null;
+  latency_ms: number;
+  credits: number | null;
+}
+export interface RequestLogPage {
+  requests: LoggedRequest[];
+  next_cursor: string | null;
+  retention_days: number;
+}
+export const LOGGED_OPERATIONS = ['search', 'vertical', 'extract', 'map', 'crawl', 'research', 'mcp', 'usage'] as const;

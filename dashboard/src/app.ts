@@ -3,7 +3,9 @@ import { type Context, base, navLink } from './context.js';
 import { field, h } from './dom.js';
 import { keysPage } from './keys-page.js';
 import { ledgerPage } from './ledger-page.js';
+import { membersPage } from './members-page.js';
 import { organizationsPage, projectsPage } from './org-pages.js';
+import { requestsPage } from './requests-page.js';
 import { usagePage } from './usage-page.js';
 
 const root = document.getElementById('app')!;
@@ -36,6 +38,41 @@ document.addEventListener('click', (event) => {
   void render();
 });
 window.addEventListener('popstate', () => void render());
+
+/**
+ * Form errors are shown the same way everywhere: inline under the control, announced, never as a browser bubble.
+ * 'invalid' fires on each control that fails its constraints when a form is submitted.
+ */
+document.addEventListener(
+  'invalid',
+  (event) => {
+    const control = event.target;
+    if (!(control instanceof HTMLInputElement || control instanceof HTMLSelectElement)) return;
+    // A form marked novalidate checks its fields itself and says what is wrong in its own words.
+    if (control.form?.noValidate) return;
+    event.preventDefault();
+    control.setAttribute('aria-invalid', 'true');
+    const id = `${control.id || control.name}-error`;
+    let message = document.getElementById(id);
+    if (!message) {
+      message = h('p', { id, class: 'form-error field-error', role: 'alert' });
+      control.insertAdjacentElement('afterend', message);
+      control.setAttribute('aria-describedby', `${control.getAttribute('aria-describedby') ?? ''} ${id}`.trim());
+    }
+    message.textContent = control.validationMessage;
+    const first = control.form?.querySelector<HTMLElement>(':invalid');
+    if (first === control) control.focus();
+  },
+  true,
+);
+document.addEventListener('input', (event) => {
+  const control = event.target;
+  if (!(control instanceof HTMLInputElement) || control.getAttribute('aria-invalid') !== 'true') return;
+  if (!control.checkValidity()) return;
+  control.removeAttribute('aria-invalid');
+  const message = document.getElementById(`${control.id || control.name}-error`);
+  if (message) message.textContent = '';
+});
 
 function statusLine(): HTMLElement {
   return h('p', { id: 'flash', class: 'flash', role: 'status', 'aria-live': 'polite' });
@@ -108,6 +145,8 @@ function layout(signedIn: boolean, org?: Organization, active?: string): void {
               ['keys', 'API keys'],
               ['projects', 'Projects'],
               ['ledger', 'Ledger'],
+              ['requests', 'Requests'],
+              ['members', 'Members and plan'],
             ].map(([page, label]) =>
               h(
                 'li',
@@ -257,7 +296,7 @@ async function redeem(token: string): Promise<void> {
     const result = await api<{ user: User }>('POST', `${base}/session`, { token });
     user = result.user;
     orgs = (await api<{ organizations: Organization[] }>('GET', '/orgs')).organizations;
-    navigate(orgs[0] ? `/orgs/${orgs[0].id}/usage` : '/orgs', { replace: true });
+    navigate(afterSignIn(), { replace: true });
     flash(`Signed in as ${result.user.email}.`);
   } catch (error) {
     const reason = error instanceof ApiError ? String(error.body?.reason ?? 'invalid') : 'invalid';
@@ -290,6 +329,7 @@ async function render(): Promise<void> {
         { class: 'card narrow' },
         h('h1', {}, 'The dashboard is unavailable'),
         h('p', {}, (error as Error).message),
+        retryButton(),
       ),
     );
     return;
@@ -299,7 +339,10 @@ async function render(): Promise<void> {
     layout(false);
     if (path === '/check-email') show(checkEmailPage(query.get('email') ?? ''));
     else if (path === '/link-problem') show(linkProblemPage(query.get('reason') ?? 'invalid'));
-    else show(signInPage(path === '/' || path === '/sign-in' ? undefined : 'Sign in to continue.'));
+    else {
+      rememberReturn(path, location.search);
+      show(signInPage(path === '/' || path === '/sign-in' ? undefined : 'Sign in to continue.'));
+    }
     return;
   }
   if (path === '/' || path === '/sign-in' || path === '/check-email' || path === '/link-problem') {
@@ -342,12 +385,15 @@ async function render(): Promise<void> {
     keys: keysPage,
     projects: projectsPage,
     ledger: ledgerPage,
+    requests: requestsPage,
+    members: membersPage,
   };
   const build = pages[page];
   if (!build) {
     show(notFound('There is no such page in the dashboard.'));
     return;
   }
+  show(loading(), { focus: false });
   try {
     const node = await build(ctx(org));
     if (ticket === rendering) show(node);
@@ -360,8 +406,49 @@ async function render(): Promise<void> {
     if (error instanceof ApiError && error.status === 404)
       show(notFound('This organization does not exist, or you are not one of its members.'));
     else
-      show(h('section', {}, h('h1', {}, 'Something went wrong'), h('p', { role: 'alert' }, (error as Error).message)));
+      show(
+        h(
+          'section',
+          { class: 'card narrow' },
+          h('h1', {}, 'Something went wrong'),
+          h('p', { role: 'alert' }, (error as Error).message),
+          retryButton(),
+        ),
+      );
   }
+}
+
+/** What the main region shows while a page's data loads (instead of an empty page). */
+function loading(): Node {
+  return h(
+    'section',
+    { class: 'loading', 'aria-busy': 'true' },
+    h('p', { role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Loading…'),
+  );
+}
+
+function retryButton(): Node {
+  return h('button', { type: 'button', class: 'button', onclick: () => void render() }, 'Try again');
+}
+
+// ---- deep links opened while signed out ----------------------------------------------------------------------
+
+const RETURN_TO = 'dashboard-return-to';
+const RETURNABLE = /^\/orgs\/[0-9a-f-]{36}(?:\/[a-z]+)?$/;
+
+/** Remembers where a signed-out visitor was going (the sign-in link may open in another tab: localStorage). */
+function rememberReturn(path: string, search: string): void {
+  if (RETURNABLE.test(path)) localStorage.setItem(RETURN_TO, path + search);
+}
+
+/** Where to go after signing in: the remembered page of one of the user's organizations, once; else Usage. */
+function afterSignIn(): string {
+  const remembered = localStorage.getItem(RETURN_TO);
+  localStorage.removeItem(RETURN_TO);
+  const path = remembered?.split('?')[0] ?? '';
+  const orgId = path.split('/')[2];
+  if (remembered && RETURNABLE.test(path) && orgs.some((o) => o.id === orgId)) return remembered;
+  return orgs[0] ? `/orgs/${orgs[0].id}/usage` : '/orgs';
 }
 
 function notFound(text: string): Node {

@@ -65,12 +65,36 @@ export function formatDate(iso: string | null): string {
   });
 }
 
+/** To the millisecond, in UTC: what finance matches against logs (2026-11-26 15:55:50.123 UTC). */
+export function formatPreciseTime(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 23)} UTC`;
+}
+
+export function preciseTimeEl(iso: string): Node {
+  return h('time', { datetime: iso, class: 'precise-time' }, formatPreciseTime(iso));
+}
+
+/** "October 2026" for 2026-10. */
+export function formatMonth(month: string): string {
+  const [year, m] = month.split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(year, m - 1, 1)).toLocaleString('en-GB', {
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+}
+
 export function timeEl(iso: string | null): Node {
   return iso ? h('time', { datetime: iso }, formatDate(iso)) : document.createTextNode('never');
 }
 
 /** A table that turns into labelled cards on narrow screens (each cell carries its column's name). */
-export function table(caption: string, columns: string[], rows: Child[][], options: { empty?: string } = {}): Node {
+export function table(
+  caption: string,
+  columns: string[],
+  rows: Child[][],
+  options: { empty?: string; footer?: Child[] } = {},
+): Node {
   if (rows.length === 0) return h('p', { class: 'empty' }, options.empty ?? 'Nothing yet.');
   return h(
     'div',
@@ -99,6 +123,19 @@ export function table(caption: string, columns: string[], rows: Child[][], optio
           ),
         ),
       ),
+      options.footer
+        ? h(
+            'tfoot',
+            {},
+            h(
+              'tr',
+              {},
+              options.footer.map((cell, i) =>
+                i === 0 ? h('th', { scope: 'row' }, cell) : h('td', { 'data-label': columns[i] ?? '' }, cell),
+              ),
+            ),
+          )
+        : null,
     ),
   );
 }

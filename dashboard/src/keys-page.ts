@@ -1,3 +1,4 @@
+import { quickstart } from './quickstart.js';
 import { type ApiKey, type Project, SCOPES, api } from './api.js';
 import { type Context, navLink } from './context.js';
 import { announce, field, h, table, timeEl, uid } from './dom.js';
@@ -50,12 +51,18 @@ function renderList(ctx: Context, list: HTMLElement, keys: ApiKey[], projects: P
   list.replaceChildren(
     table(
       'API keys',
-      ['Name', 'Prefix', 'Environment', 'Project', 'Created', 'Last used', 'Status', 'Actions'],
+      ['Name', 'Prefix', 'Environment', 'Project', 'Allowed', 'Created', 'Last used', 'Status', 'Actions'],
       keys.map((key) => [
         nameCell(ctx, key, reload),
         h('code', { class: 'prefix' }, `${key.prefix}…`),
         h('span', { class: `badge env-${key.environment}` }, key.environment),
         projectName(key.project_id),
+        h(
+          'span',
+          { class: 'scopes' },
+          key.scopes.join(', '),
+          key.depth_limit === 'basic' ? h('strong', {}, ' · basic depth only') : null,
+        ),
         timeEl(key.created_at),
         key.last_used_at ? timeEl(key.last_used_at) : 'never',
         h('span', { class: `badge status-${key.status}` }, key.status),
@@ -64,7 +71,7 @@ function renderList(ctx: Context, list: HTMLElement, keys: ApiKey[], projects: P
               'button',
               {
                 type: 'button',
-                class: 'button danger small',
+                class: 'button danger-outline small',
                 'aria-label': `Revoke ${key.name}`,
                 onclick: () => confirmRevoke(ctx, key, reload),
               },
@@ -322,6 +329,7 @@ function showOnce(slot: HTMLElement, created: ApiKey & { key: string }): void {
     ),
     h('div', { class: 'row' }, field('API key', output), copy),
     copied,
+    quickstart(created.key),
     h(
       'button',
       {

@@ -1,10 +1,10 @@
-import { type ApiKey, type LedgerEntry, OPERATIONS, type Project, api, download } from './api.js';
+import { type ApiKey, type LedgerPage, type LedgerTotals, OPERATIONS, type Project, api, download } from './api.js';
 import type { Context } from './context.js';
-import { field, formatNumber, h, table, timeEl } from './dom.js';
+import { field, formatNumber, h, preciseTimeEl, table } from './dom.js';
 import { listProjects } from './org-pages.js';
 
-const PAGE_SIZE = 25;
-const FILTERS = ['month', 'project_id', 'key_id', 'operation'] as const;
+const PAGE_SIZES = ['25', '50', '100'];
+const FILTERS = ['month', 'project_id', 'key_id', 'operation', 'environment', 'order', 'limit'] as const;
 
 /** The ledger: one row per charge, filtered and paged by the URL's query (so a view can be bookmarked). */
 export async function ledgerPage(ctx: Context): Promise<Node> {
@@ -14,20 +14,29 @@ export async function ledgerPage(ctx: Context): Promise<Node> {
     const value = ctx.query.get(name);
     if (value) filters.set(name, value);
   }
+  if (!PAGE_SIZES.includes(filters.get('limit') ?? '')) filters.delete('limit');
+  const pageSize = Number(filters.get('limit') ?? PAGE_SIZES[0]);
   const cursor = ctx.query.get('cursor');
   const previous = ctx.query.getAll('prev');
   const query = new URLSearchParams(filters);
-  query.set('limit', String(PAGE_SIZE));
+  query.set('limit', String(pageSize));
   if (cursor) query.set('cursor', cursor);
   const [page, projects, keys] = await Promise.all([
-    api<{ entries: LedgerEntry[]; next_cursor: string | null }>('GET', `/orgs/${org.id}/ledger?${query}`),
+    api<LedgerPage>('GET', `/orgs/${org.id}/ledger?${query}`),
     listProjects(org.id),
     api<{ keys: ApiKey[] }>('GET', `/orgs/${org.id}/api-keys`).then((r) => r.keys),
   ]);
   const go = (params: URLSearchParams) => ctx.navigate(`/orgs/${org.id}/ledger${params.size ? `?${params}` : ''}`);
   const exportStatus = h('p', { class: 'copy-status', role: 'status', 'aria-live': 'polite' });
 
-  const nav = h('nav', { class: 'pager', 'aria-label': 'Ledger pages' });
+  const entries = page.totals.live.entries + page.totals.test.entries;
+  const pageNumber = cursor ? previous.length + 2 : 1;
+  const pages = Math.max(1, Math.ceil(entries / pageSize));
+  const nav = h(
+    'nav',
+    { class: 'pager', 'aria-label': 'Ledger pages' },
+    h('span', { id: 'page-number' }, `Page ${formatNumber(pageNumber)} of ${formatNumber(pages)}`),
+  );
   if (cursor) {
     const back = new URLSearchParams(filters);
     const before = previous.slice(0, -1);
@@ -48,45 +57,75 @@ export async function ledgerPage(ctx: Context): Promise<Node> {
     'div',
     {},
     h('h1', {}, `Ledger of ${org.name}`),
-    h('p', { class: 'lead' }, 'Every charge, oldest first, exactly as billed.'),
+    h(
+      'p',
+      { class: 'lead' },
+      'Every charge exactly as billed, with its price explained. Times are UTC, to the millisecond.',
+    ),
     filterForm(filters, projects, keys, go),
+    totalsLine(page.totals),
     h(
       'div',
       { class: 'row' },
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'button secondary',
-          onclick: async () => {
-            exportStatus.textContent = 'Preparing the CSV…';
-            try {
-              const name = await download(`/orgs/${org.id}/ledger?${filters}`, 'text/csv', 'ledger.csv');
-              exportStatus.textContent = `Downloaded ${name}.`;
-            } catch (e) {
-              exportStatus.textContent = (e as Error).message;
-            }
-          },
-        },
-        'Export CSV',
-      ),
+      exportButton('Export CSV for finance', 'finance', 'Readable columns: names, the price in words.'),
+      exportButton('Export audit CSV', 'audit', 'Every stored column, event-store positions included.'),
       exportStatus,
     ),
     table(
       'Ledger entries',
-      ['Time', 'Operation', 'Credits', 'Project', 'Key', 'Environment', 'Request id'],
+      ['Time (UTC)', 'Operation', 'Credits', 'Price', 'Project', 'Key', 'Environment', 'Request id'],
       page.entries.map((e) => [
-        timeEl(e.occurred_at),
+        preciseTimeEl(e.occurred_at),
         e.depth ? `${e.operation} (${e.depth})` : e.operation,
         formatNumber(Number(e.credits)),
+        h('span', { class: 'price' }, e.price_explanation),
         e.project_name ?? e.project_id,
-        [e.key_name ?? '', ' ', h('code', {}, `${e.key_prefix ?? ''}…`)],
-        e.key_environment,
+        [e.key_name ?? '', ' ', h('code', { class: 'prefix' }, `${e.key_prefix ?? ''}…`)],
+        h('span', { class: `badge env-${e.key_environment}` }, e.key_environment),
         h('code', { class: 'request-id' }, e.request_id),
       ]),
       { empty: filters.size ? 'No charges match these filters.' : 'No charges yet.' },
     ),
     nav,
+  );
+
+  function exportButton(label: string, format: 'finance' | 'audit', title: string): Node {
+    return h(
+      'button',
+      {
+        type: 'button',
+        class: 'button secondary',
+        title,
+        onclick: async () => {
+          exportStatus.textContent = 'Preparing the CSV…';
+          const params = new URLSearchParams(filters);
+          params.delete('limit');
+          params.set('format', format);
+          try {
+            const name = await download(`/orgs/${org.id}/ledger?${params}`, 'text/csv', `ledger-${format}.csv`);
+            exportStatus.textContent = `Downloaded ${name}.`;
+          } catch (e) {
+            exportStatus.textContent = (e as Error).message;
+          }
+        },
+      },
+      label,
+    );
+  }
+}
+
+/** What the filters match across every page: live and test apart (only live credits are billed). */
+function totalsLine(totals: LedgerTotals): Node {
+  const charges = (n: number) => `${formatNumber(n)} ${n === 1 ? 'charge' : 'charges'}`;
+  const credits = (n: number) => `${formatNumber(n)} ${n === 1 ? 'credit' : 'credits'}`;
+  return h(
+    'p',
+    { class: 'totals', id: 'ledger-totals' },
+    `${charges(totals.live.entries + totals.test.entries)} match: live `,
+    h('span', { 'data-total': 'live-credits' }, credits(totals.live.credits)),
+    ` in ${charges(totals.live.entries)}; test `,
+    h('span', { 'data-total': 'test-credits' }, credits(totals.test.credits)),
+    ` in ${charges(totals.test.entries)} (not billed).`,
   );
 }
 
@@ -119,6 +158,23 @@ function filterForm(
     'All operations',
     OPERATIONS.map((o) => [o, o]),
   );
+  const environment = select('environment', 'Live and test', [
+    ['live', 'Live'],
+    ['test', 'Test'],
+  ]);
+  const order = h(
+    'select',
+    { name: 'order' },
+    h('option', { value: '' }, 'Newest first'),
+    h('option', { value: 'asc', selected: filters.get('order') === 'asc' }, 'Oldest first'),
+  );
+  const limit = h(
+    'select',
+    { name: 'limit' },
+    PAGE_SIZES.map((size, i) =>
+      h('option', { value: i === 0 ? '' : size, selected: (filters.get('limit') ?? PAGE_SIZES[0]) === size }, size),
+    ),
+  );
   return h(
     'form',
     {
@@ -127,7 +183,7 @@ function filterForm(
       onsubmit: (event: Event) => {
         event.preventDefault();
         const params = new URLSearchParams();
-        for (const control of [month, project, key, operation])
+        for (const control of [month, project, key, operation, environment, order, limit])
           if (control.value) params.set(control.name, control.value);
         go(params);
       },
@@ -136,6 +192,9 @@ function filterForm(
     field('Project', project),
     field('Key', key),
     field('Operation', operation),
+    field('Environment', environment),
+    field('Order', order),
+    field('Rows per page', limit),
     h(
       'div',
       { class: 'row' },

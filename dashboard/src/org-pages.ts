@@ -1,6 +1,6 @@
-import { ApiError, type Organization, type Project, api } from './api.js';
+import { ApiError, type ApiKey, type Organization, type Project, type Usage, api } from './api.js';
 import { type Context, navLink } from './context.js';
-import { field, formatNumber, h, table, timeEl } from './dom.js';
+import { field, formatMonth, formatNumber, h, table, timeEl } from './dom.js';
 
 export const canManage = (org: Organization) => org.role === 'owner' || org.role === 'admin';
 
@@ -94,16 +94,37 @@ export async function listProjects(orgId: string): Promise<Project[]> {
 
 export async function projectsPage(ctx: Context): Promise<Node> {
   const org = ctx.org!;
-  const projects = await listProjects(org.id);
+  const [projects, keys, usage] = await Promise.all([
+    listProjects(org.id),
+    api<{ keys: ApiKey[] }>('GET', `/orgs/${org.id}/api-keys`).then((r) => r.keys),
+    api<Usage>('GET', `/orgs/${org.id}/usage`),
+  ]);
+  const figures = (projectId: string, environment: 'live' | 'test') =>
+    usage.by_project.find((u) => u.project_id === projectId && u.environment === environment)?.credits ?? 0;
   return h(
     'div',
     {},
     h('h1', {}, `Projects of ${org.name}`),
-    h('p', { class: 'lead' }, 'Projects group API keys; usage is reported per project.'),
+    h(
+      'p',
+      { class: 'lead' },
+      `Projects group API keys; usage is reported per project. Credits: ${formatMonth(usage.month)}.`,
+    ),
     table(
       'Projects',
-      ['Name', 'Created', 'Id'],
-      projects.map((p) => [p.name, timeEl(p.created_at), h('code', {}, p.id)]),
+      ['Name', 'Active keys', 'Live credits', 'Test credits', 'Created', 'See'],
+      projects.map((p) => [
+        p.name,
+        formatNumber(keys.filter((k) => k.project_id === p.id && k.status === 'active').length),
+        formatNumber(figures(p.id, 'live')),
+        formatNumber(figures(p.id, 'test')),
+        timeEl(p.created_at),
+        [
+          navLink(`/orgs/${org.id}/ledger?project_id=${p.id}`, 'Ledger', { 'aria-label': `Ledger of ${p.name}` }),
+          ' · ',
+          navLink(`/orgs/${org.id}/keys`, 'Keys', { 'aria-label': `Keys of ${p.name}` }),
+        ],
+      ]),
       { empty: 'No project yet. Create one to add API keys.' },
     ),
     canManage(org)

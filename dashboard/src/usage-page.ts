@@ -1,6 +1,6 @@
-import { type Usage, api } from './api.js';
+import { type Environment, type Figures, type Usage, api } from './api.js';
 import type { Context } from './context.js';
-import { field, formatNumber, h, svg, table, uid } from './dom.js';
+import { type Child, field, formatMonth, formatNumber, h, svg, table, uid } from './dom.js';
 
 const OPERATION_COLORS: Record<string, string> = {
   search: '#1d4ed8',
@@ -18,6 +18,9 @@ export async function usagePage(ctx: Context): Promise<Node> {
   const month = /^\d{4}-\d{2}$/.test(ctx.query.get('month') ?? '') ? ctx.query.get('month')! : thisMonth();
   const usage = await api<Usage>('GET', `/orgs/${org.id}/usage?month=${month}`);
   const monthInput = h('input', { type: 'month', name: 'month', value: month, max: thisMonth(), required: true });
+  const empty = `No usage in ${formatMonth(month)}.`;
+  const liveDays = usage.by_day.filter((d) => d.environment === 'live');
+  const testDays = usage.by_day.filter((d) => d.environment === 'test');
   return h(
     'div',
     {},
@@ -35,17 +38,23 @@ export async function usagePage(ctx: Context): Promise<Node> {
       h('button', { type: 'submit', class: 'button secondary' }, 'Show'),
     ),
     h(
+      'p',
+      { class: 'lead' },
+      'Live keys use the monthly allowance; test keys are counted apart and never billed. Every figure says which.',
+    ),
+    h(
       'div',
       { class: 'summary' },
       gauge(usage),
       h(
         'dl',
         { class: 'stats' },
-        stat('Credits used', formatNumber(usage.credits_used), 'credits-used'),
-        stat('Credits left', formatNumber(usage.credits_remaining)),
-        stat('Monthly allowance', formatNumber(usage.credits_limit)),
-        stat('Test-key credits (not counted)', formatNumber(usage.test_credits_used)),
-        stat('Requests', formatNumber(usage.requests)),
+        stat('Live credits used', formatNumber(usage.credits_used), 'credits-used'),
+        stat('Live credits left', formatNumber(usage.credits_remaining), 'credits-left'),
+        stat('Monthly allowance (live)', formatNumber(usage.credits_limit)),
+        stat('Live requests', formatNumber(usage.live_requests), 'live-requests'),
+        stat('Test credits (not billed)', formatNumber(usage.test_credits_used), 'test-credits'),
+        stat('Test requests', formatNumber(usage.test_requests), 'test-requests'),
         stat(
           'Rate limit',
           `${formatNumber(org.rate_limit_per_minute.live)}/min live · ${formatNumber(org.rate_limit_per_minute.test)}/min test`,
@@ -53,34 +62,98 @@ export async function usagePage(ctx: Context): Promise<Node> {
         stat('Plan', org.plan),
       ),
     ),
-    h('h2', {}, 'Credits per day, by operation'),
-    dailyChart(usage),
+    h('h2', {}, 'Live credits per day, by operation'),
+    dailyChart(usage.month, liveDays, 'live'),
+    testDays.length
+      ? [h('h2', {}, 'Test credits per day, by operation'), dailyChart(usage.month, testDays, 'test')]
+      : null,
     h('h2', {}, 'By project'),
-    table(
-      'Credits by project',
-      ['Project', 'Credits', 'Requests'],
-      usage.by_project.map((p) => [p.name ?? p.project_id, formatNumber(p.credits), formatNumber(p.requests)]),
-      { empty: 'No usage this month.' },
+    breakdown(
+      'Credits by project, live and test',
+      'Project',
+      usage.by_project.map((p) => ({ id: p.project_id, label: p.name ?? p.project_id, figures: p })),
+      empty,
+      'by-project',
     ),
     h('h2', {}, 'By key'),
-    table(
-      'Credits by key',
-      ['Key', 'Prefix', 'Environment', 'Credits', 'Requests'],
-      usage.by_key.map((k) => [
-        k.name ?? '—',
-        h('code', {}, `${k.prefix ?? ''}…`),
-        k.environment,
-        formatNumber(k.credits),
-        formatNumber(k.requests),
-      ]),
-      { empty: 'No usage this month.' },
+    breakdown(
+      'Credits by key, live and test',
+      'Key',
+      usage.by_key.map((k) => ({
+        id: k.key_id,
+        label: [k.name ?? '—', ' ', h('code', { class: 'prefix' }, `${k.prefix ?? ''}…`)],
+        figures: k,
+      })),
+      empty,
+      'by-key',
     ),
     h('h2', {}, 'By operation'),
+    breakdown(
+      'Credits by operation, live and test',
+      'Operation',
+      usage.by_operation.map((o) => ({ id: o.operation, label: o.operation, figures: o })),
+      empty,
+      'by-operation',
+    ),
+  );
+}
+
+interface Split {
+  label: Child;
+  live: { credits: number; requests: number };
+  test: { credits: number; requests: number };
+}
+
+/**
+ * One row per thing (project, key, operation) with its live and test figures side by side, and a total row: the
+ * live total is the headline "Live credits used", the test total "Test credits".
+ */
+function breakdown(
+  caption: string,
+  name: string,
+  rows: { id: string; label: Child; figures: Figures }[],
+  empty: string,
+  id: string,
+): Node {
+  const split = new Map<string, Split>();
+  for (const row of rows) {
+    const entry = split.get(row.id) ?? {
+      label: row.label,
+      live: { credits: 0, requests: 0 },
+      test: { credits: 0, requests: 0 },
+    };
+    entry[row.figures.environment].credits += row.figures.credits;
+    entry[row.figures.environment].requests += row.figures.requests;
+    split.set(row.id, entry);
+  }
+  const all = [...split.values()];
+  const total = (environment: Environment, figure: 'credits' | 'requests') =>
+    all.reduce((sum, row) => sum + row[environment][figure], 0);
+  const totalCell = (environment: Environment, figure: 'credits' | 'requests') =>
+    h('span', { 'data-total': `${environment}-${figure}` }, formatNumber(total(environment, figure)));
+  return h(
+    'div',
+    { id },
     table(
-      'Credits by operation',
-      ['Operation', 'Credits', 'Requests'],
-      usage.by_operation.map((o) => [o.operation, formatNumber(o.credits), formatNumber(o.requests)]),
-      { empty: 'No usage this month.' },
+      caption,
+      [name, 'Live credits', 'Live requests', 'Test credits', 'Test requests'],
+      all.map((row) => [
+        row.label,
+        formatNumber(row.live.credits),
+        formatNumber(row.live.requests),
+        formatNumber(row.test.credits),
+        formatNumber(row.test.requests),
+      ]),
+      {
+        empty,
+        footer: [
+          'Total',
+          totalCell('live', 'credits'),
+          totalCell('live', 'requests'),
+          totalCell('test', 'credits'),
+          totalCell('test', 'requests'),
+        ],
+      },
     ),
   );
 }
@@ -96,7 +169,7 @@ function gauge(usage: Usage): Node {
   const r = 52;
   const circumference = 2 * Math.PI * r;
   const tone = share >= 0.9 ? 'critical' : share >= 0.75 ? 'high' : 'ok';
-  const label = `${formatNumber(usage.credits_used)} of ${formatNumber(usage.credits_limit)} credits used (${formatNumber(
+  const label = `${formatNumber(usage.credits_used)} of ${formatNumber(usage.credits_limit)} live credits used (${formatNumber(
     Math.round(percent * 10) / 10,
   )}%)`;
   return h(
@@ -128,13 +201,16 @@ function gauge(usage: Usage): Node {
   );
 }
 
-/** Stacked bars, one per day of the month, one colour per operation; the same numbers as a table below. */
-function dailyChart(usage: Usage): Node {
-  const [year, month] = usage.month.split('-').map(Number) as [number, number];
-  const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  const operations = [...new Set(usage.by_day.map((d) => d.operation))].sort();
+/**
+ * Stacked bars, one per day of the month, one colour per operation; the same numbers as a table below. Drawn at the
+ * width the page gives it (redrawn when that changes), so that its labels keep their size on any screen.
+ */
+function dailyChart(month: string, rows: Usage['by_day'], environment: Environment): Node {
+  const [year, monthNumber] = month.split('-').map(Number) as [number, number];
+  const days = new Date(Date.UTC(year, monthNumber, 0)).getUTCDate();
+  const operations = [...new Set(rows.map((d) => d.operation))].sort();
   const perDay = new Map<number, Map<string, number>>();
-  for (const row of usage.by_day) {
+  for (const row of rows) {
     const day = Number(row.day.slice(8, 10));
     const ops = perDay.get(day) ?? new Map<string, number>();
     ops.set(row.operation, (ops.get(row.operation) ?? 0) + row.credits);
@@ -143,66 +219,85 @@ function dailyChart(usage: Usage): Node {
   const totals = [...perDay.values()].map((ops) => [...ops.values()].reduce((a, b) => a + b, 0));
   const max = Math.max(1, ...totals);
   const niceMax = niceCeil(max);
-  const width = 640;
-  const height = 220;
-  const left = 40;
-  const bottom = 24;
-  const top = 10;
-  const plotH = height - bottom - top;
-  const slot = (width - left - 8) / days;
-  const titleId = uid('chart');
-  const bars: SVGElement[] = [];
-  for (let day = 1; day <= days; day++) {
-    let y = height - bottom;
-    for (const op of operations) {
-      const value = perDay.get(day)?.get(op) ?? 0;
-      if (value <= 0) continue;
-      const barH = Math.max(1, (value / niceMax) * plotH);
-      y -= barH;
-      bars.push(
-        svg(
-          'rect',
-          {
-            x: (left + (day - 1) * slot + slot * 0.15).toFixed(1),
-            y: y.toFixed(1),
-            width: (slot * 0.7).toFixed(1),
-            height: barH.toFixed(1),
-            fill: colorOf(op),
-          },
-          svg('title', {}, `${usage.month}-${String(day).padStart(2, '0')}: ${formatNumber(value)} credits, ${op}`),
-        ),
-      );
-    }
-  }
-  const ticks = [0, niceMax / 2, niceMax].map((value) => {
-    const y = height - bottom - (value / niceMax) * plotH;
-    return [
-      svg('line', { x1: left, x2: width - 8, y1: y, y2: y, class: 'grid-line' }),
-      svg('text', { x: left - 6, y: y + 4, 'text-anchor': 'end', class: 'axis' }, formatNumber(value)),
-    ];
-  });
-  const dayLabels = [1, 8, 15, 22, days].map((day) =>
-    svg(
-      'text',
-      { x: (left + (day - 0.5) * slot).toFixed(1), y: height - 6, 'text-anchor': 'middle', class: 'axis' },
-      String(day),
-    ),
-  );
   const summary =
-    usage.by_day.length === 0
-      ? `No credits used in ${usage.month}.`
-      : `Credits per day in ${usage.month}: at most ${formatNumber(max)} in a day; ${operations.join(', ')}.`;
-  return h(
-    'figure',
-    { class: 'chart' },
-    svg(
+    rows.length === 0
+      ? `No ${environment} credits used in ${formatMonth(month)}.`
+      : `${environment === 'live' ? 'Live' : 'Test'} credits per day in ${formatMonth(month)}: at most ${formatNumber(
+          max,
+        )} in a day; ${operations.join(', ')}.`;
+
+  const draw = (width: number): SVGElement => {
+    const height = 220;
+    const left = 44;
+    const right = 8;
+    const bottom = 26;
+    const top = 10;
+    const plotH = height - bottom - top;
+    const slot = (width - left - right) / days;
+    const titleId = uid('chart');
+    const bars: SVGElement[] = [];
+    for (let day = 1; day <= days; day++) {
+      let y = height - bottom;
+      for (const op of operations) {
+        const value = perDay.get(day)?.get(op) ?? 0;
+        if (value <= 0) continue;
+        const barH = Math.max(1, (value / niceMax) * plotH);
+        y -= barH;
+        const label = `${month}-${String(day).padStart(2, '0')}: ${formatNumber(value)} ${environment} credits, ${op}`;
+        bars.push(
+          svg(
+            'rect',
+            {
+              x: (left + (day - 1) * slot + slot * 0.15).toFixed(1),
+              y: y.toFixed(1),
+              width: (slot * 0.7).toFixed(1),
+              height: barH.toFixed(1),
+              fill: colorOf(op),
+            },
+            svg('title', {}, label),
+          ),
+        );
+      }
+    }
+    const ticks = [0, niceMax / 2, niceMax].map((value) => {
+      const y = height - bottom - (value / niceMax) * plotH;
+      return [
+        svg('line', { x1: left, x2: width - right, y1: y, y2: y, class: 'grid-line' }),
+        svg('text', { x: left - 6, y: y + 4, 'text-anchor': 'end', class: 'axis' }, formatNumber(value)),
+      ];
+    });
+    const dayLabels = [1, 8, 15, 22, days].map((day) =>
+      svg(
+        'text',
+        { x: (left + (day - 0.5) * slot).toFixed(1), y: height - 7, 'text-anchor': 'middle', class: 'axis' },
+        String(day),
+      ),
+    );
+    return svg(
       'svg',
-      { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-labelledby': titleId },
+      { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-labelledby': titleId },
       svg('title', { id: titleId }, summary),
       ticks,
       bars,
       dayLabels,
-    ),
+    );
+  };
+
+  const canvas = h('div', { class: 'chart-canvas' });
+  let drawnAt = 0;
+  const redraw = () => {
+    const width = Math.max(240, Math.floor(canvas.clientWidth));
+    if (width === drawnAt) return;
+    drawnAt = width;
+    canvas.replaceChildren(draw(width));
+  };
+  canvas.append(draw(640));
+  new ResizeObserver(redraw).observe(canvas);
+
+  return h(
+    'figure',
+    { class: 'chart', 'data-environment': environment },
+    canvas,
     h(
       'figcaption',
       {},
@@ -214,15 +309,31 @@ function dailyChart(usage: Usage): Node {
           )
         : h('p', {}, summary),
     ),
-    usage.by_day.length
+    rows.length
       ? h(
           'details',
           {},
           h('summary', {}, 'Show the numbers as a table'),
           table(
-            'Credits per day by operation',
-            ['Day', 'Operation', 'Credits', 'Requests'],
-            usage.by_day.map((d) => [d.day, d.operation, formatNumber(d.credits), formatNumber(d.requests)]),
+            `${environment} credits per day by operation`,
+            ['Day', 'Operation', `${environment === 'live' ? 'Live' : 'Test'} credits`, 'Requests'],
+            rows.map((d) => [d.day, d.operation, formatNumber(d.credits), formatNumber(d.requests)]),
+            {
+              footer: [
+                'Total',
+                '',
+                h(
+                  'span',
+                  { 'data-total': `${environment}-credits` },
+                  formatNumber(rows.reduce((sum, d) => sum + d.credits, 0)),
+                ),
+                h(
+                  'span',
+                  { 'data-total': `${environment}-requests` },
+                  formatNumber(rows.reduce((sum, d) => sum + d.requests, 0)),
+                ),
+              ],
+            },
           ),
         )
       : null,

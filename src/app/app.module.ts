@@ -13,6 +13,7 @@ import { AllExceptionsFilter } from '../http/all-exceptions.filter.js';
 import { McpModule } from '../mcp/mcp.module.js';
 import { OpenApiModule } from '../openapi/openapi.module.js';
 import { PageCacheModule } from '../page-cache/page-cache.module.js';
+import { RequestLogModule } from '../request-log/request-log.module.js';
 import { ResearchModule } from '../research/research.module.js';
 import { SearchModule } from '../search/search.module.js';
 import { VerticalsModule } from '../verticals/verticals.module.js';
@@ -25,6 +26,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ...controlPlaneModules(config),
+        RequestLogModule,
         FetchModule,
         PageCacheModule,
         ExtractModule,

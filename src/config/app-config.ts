@@ -307,6 +307,13 @@ export class EnvironmentVariables {
   @Transform(toInt)
   @IsOptional()
   @IsInt()
+  @Min(0)
+  @Max(400)
+  REQUEST_LOG_RETENTION_DAYS?: number;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
   @Min(1000)
   @Max(3600000)
   RESEARCH_LEASE_MS?: number;
@@ -502,6 +509,8 @@ export interface AppConfig {
   readonly searchResultRetentionDays: number;
   /** Research tasks this node runs at once; 0: this node runs none (it still accepts and serves them). */
   readonly researchConcurrency: number;
+  /** How long the request log keeps a data-plane call (GET /orgs/{org_id}/requests), in days; 0: no request log. */
+  readonly requestLogRetentionDays: number;
   /** A running task's lease: a node that stops renewing it for this long loses the task to another node. */
   readonly researchLeaseMs: number;
   /** How often an idle node looks for tasks to run. */
@@ -627,6 +636,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     researchRetentionHours: vars.RESEARCH_RETENTION_HOURS ?? 168,
     searchResultRetentionDays: vars.SEARCH_RESULT_RETENTION_DAYS ?? 30,
     researchConcurrency: vars.RESEARCH_CONCURRENCY ?? 2,
+    requestLogRetentionDays: vars.REQUEST_LOG_RETENTION_DAYS ?? 30,
     researchLeaseMs: vars.RESEARCH_LEASE_MS ?? 30000,
     researchPollMs: vars.RESEARCH_POLL_MS ?? 1000,
     researchMaxAttempts: vars.RESEARCH_MAX_ATTEMPTS ?? 3,

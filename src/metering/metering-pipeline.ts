@@ -35,6 +35,7 @@ import { type OrgPlan, OrgPlansService } from './org-plans.service.js';
 import { creditsForUnits, maximumCredits } from './pricing.js';
 import type { RateLimitDecision } from './rate-limiter.service.js';
 import { settleUnknownCharge } from './unknown-charge.js';
+import { noteCallCredits, noteCallKey } from '../request-log/request-log-context.js';
 
 /** A data-plane call as it reaches the pipeline, from a REST route or an MCP tool call. */
 export interface MeteredCall {
@@ -210,6 +211,7 @@ export class MeteringPipeline {
       const outcome = await this.work(admitted, work);
       const priced = await this.priceOrRelease(call, admitted, outcome);
       await this.charge(admitted, priced);
+      noteCallCredits(priced.charge.data.credits);
       return await this.settle(admitted, priced);
     } catch (error) {
       if (admitted.claim && !admitted.keepClaim) await this.idempotency.release(admitted.claim.key).catch(() => {});
@@ -458,6 +460,7 @@ export class MeteringPipeline {
     if (!apiKey || !parseApiKey(apiKey)) throw MeteringException.of(401, MESSAGES.invalidKey, {});
     const key = await this.keys.lookup(apiKey);
     if (!key) throw MeteringException.of(401, MESSAGES.invalidKey, {});
+    noteCallKey(key);
     if (key.status !== 'active') throw MeteringException.of(401, MESSAGES.revokedKey, {});
     const plan = await this.plans.get(key.orgId);
     if (!plan) throw MeteringException.of(401, MESSAGES.invalidKey, {});

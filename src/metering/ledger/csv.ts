@@ -59,3 +59,15 @@ export function prefersCsv(accept: string | undefined): boolean {
   const csv = quality('text/csv');
   return csv > 0 && csv > quality('application/json');
 }
+
+/** Like csvRecords, with headers of one's choosing and each cell read from the row by its column's function. */
+export async function* csvTable<Row>(
+  columns: readonly (readonly [string, (row: Row) => unknown])[],
+  pages: AsyncIterable<readonly Row[]>,
+): AsyncGenerator<string> {
+  yield csvRecord(columns.map(([header]) => header));
+  for await (const rows of pages) {
+    if (rows.length === 0) continue;
+    yield rows.map((row) => csvRecord(columns.map(([, read]) => read(row)))).join('');
+  }
+}

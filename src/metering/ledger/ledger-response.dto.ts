@@ -3,6 +3,10 @@ import { KEY_ENVIRONMENTS } from '../../keys/events/key.events.js';
 import { METERED_OPERATIONS } from './ledger.dto.js';
 
 class Figures {
+  /** live or test: whose credits these are (only live credits count against the allowance). */
+  @ApiProperty({ enum: KEY_ENVIRONMENTS })
+  environment!: string;
+
   /** Credits. */
   credits!: number;
 
@@ -32,10 +36,6 @@ export class KeyUsageFiguresDto extends Figures {
 
   /** Prefix. */
   prefix!: string | null;
-
-  /** Environment. */
-  @ApiProperty({ enum: KEY_ENVIRONMENTS })
-  environment!: string;
 }
 
 @ApiSchema({ name: 'OperationUsage' })
@@ -70,20 +70,31 @@ export class UsageReportDto {
   /** Credits of test keys (not counted against the allowance). */
   test_credits_used!: number;
 
-  /** Requests of the month, live and test; the breakdowns cover both environments too. */
+  /** Requests of the month, live and test (live_requests + test_requests). */
   @ApiProperty({ type: 'integer' })
   requests!: number;
 
-  /** Per project. */
+  /** Requests of live keys. */
+  @ApiProperty({ type: 'integer' })
+  live_requests!: number;
+
+  /** Requests of test keys. */
+  @ApiProperty({ type: 'integer' })
+  test_requests!: number;
+
+  /**
+   * Per project and environment. Every breakdown's rows of one environment add up to that environment's totals
+   * (credits_used and live_requests, or test_credits_used and test_requests).
+   */
   by_project!: ProjectUsageDto[];
 
-  /** Per key. */
+  /** Per key (a key has one environment). */
   by_key!: KeyUsageFiguresDto[];
 
-  /** Per operation. */
+  /** Per operation and environment. */
   by_operation!: OperationUsageDto[];
 
-  /** Per day and operation. */
+  /** Per day, operation and environment. */
   by_day!: DayUsageDto[];
 }
 
@@ -159,12 +170,38 @@ export class LedgerEntryDto {
   /** Price items and units. */
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
   pricing!: Record<string, unknown> | null;
+
+  /** The price in words, from `pricing` and `counts` (e.g. why 2 URLs cost 0 credits or 1). */
+  price_explanation!: string;
+}
+
+@ApiSchema({ name: 'LedgerFigures' })
+export class LedgerFiguresDto {
+  /** Entries. */
+  @ApiProperty({ type: 'integer' })
+  entries!: number;
+
+  /** Their credits. */
+  credits!: number;
+}
+
+/** What the filter matches, in every page, per environment. */
+@ApiSchema({ name: 'LedgerTotals' })
+export class LedgerTotalsDto {
+  /** Charges of live keys (counted against the allowance). */
+  live!: LedgerFiguresDto;
+
+  /** Charges of test keys. */
+  test!: LedgerFiguresDto;
 }
 
 @ApiSchema({ name: 'LedgerPage' })
 export class LedgerPageDto {
-  /** Charges, in store order. */
+  /** Charges, newest first (order=desc, the default) or in store order (order=asc). */
   entries!: LedgerEntryDto[];
+
+  /** Every entry the filter matches, not only this page's. */
+  totals!: LedgerTotalsDto;
 
   /** Pass as cursor for the next page; null on the last page. */
   next_cursor!: string | null;

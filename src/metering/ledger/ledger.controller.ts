@@ -7,19 +7,20 @@ import type { SessionUser } from '../../auth/session.service.js';
 import { ApiOrgScoped, ApiSessionAuth } from '../../openapi/api-route.decorators.js';
 import { OrgAccessService } from '../../organizations/org-access.service.js';
 import { billingMonth } from '../counter-keys.js';
-import { csvRecords, prefersCsv } from './csv.js';
+import { csvRecords, csvTable, prefersCsv } from './csv.js';
 import { decodeCursor, encodeCursor } from './ledger-cursor.js';
 import { LedgerPageDto, UsageReportDto } from './ledger-response.dto.js';
 import { LedgerQueryDto, UsageQueryDto } from './ledger.dto.js';
-import { LEDGER_COLUMNS, type LedgerFilter, LedgerQueries } from './ledger.queries.js';
+import { FINANCE_COLUMNS, LEDGER_COLUMNS, type LedgerFilter, LedgerQueries } from './ledger.queries.js';
 
 const DEFAULT_LIMIT = 100;
 /** Rows per query while a CSV export streams. */
 const EXPORT_PAGE = 1000;
 
 /**
- * Finance and audit: an organization's usage of a month, and its ledger (one entry per charge, in the event store's
- * order) as JSON pages or a CSV export. Session auth; any member may read; anyone else gets 404.
+ * Finance and audit: an organization's usage of a month, and its ledger (one entry per charge, newest first or in
+ * the event store's order) as JSON pages with the filter's totals, or a CSV export (audit or finance columns).
+ * Session auth; any member may read; anyone else gets 404.
  */
 @Controller('orgs/:org_id')
 @UseGuards(SessionGuard)
@@ -44,7 +45,7 @@ export class LedgerController {
     return this.queries.usage(orgId, query.month ?? billingMonth(new Date()));
   }
 
-  /** The ledger: every charge, in store order, as JSON pages or a CSV export (Accept: text/csv) */
+  /** The ledger: every charge, newest first or in store order, as JSON pages or a CSV export (Accept: text/csv) */
   @Get('ledger')
   @ApiProduces('application/json', 'text/csv')
   @ApiOkResponse({ type: LedgerPageDto, description: 'A page of charges (JSON), or every matching charge (CSV).' })
@@ -64,18 +65,25 @@ export class LedgerController {
       environment: query.environment,
     };
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const order = query.order ?? 'desc';
     void reply.header('vary', 'accept');
     if (prefersCsv(accept)) {
       // The first page is read before the response starts, so that a failure is still an error response; the
       // rest streams page by page as the client reads.
-      const first = await this.queries.page(orgId, filter, EXPORT_PAGE, after);
-      const records = csvRecords(LEDGER_COLUMNS, this.queries.pages(orgId, filter, first, EXPORT_PAGE));
+      const first = await this.queries.page(orgId, filter, EXPORT_PAGE, after, order);
+      const pages = this.queries.pages(orgId, filter, first, EXPORT_PAGE, order);
+      const finance = query.format === 'finance';
+      const records = finance ? csvTable(FINANCE_COLUMNS, pages) : csvRecords(LEDGER_COLUMNS, pages);
+      const name = `ledger-${finance ? 'finance-' : ''}${orgId.toLowerCase()}-${query.month ?? 'all'}.csv`;
       return new StreamableFile(Readable.from(records), {
         type: 'text/csv; charset=utf-8',
-        disposition: `attachment; filename="ledger-${orgId.toLowerCase()}-${query.month ?? 'all'}.csv"`,
+        disposition: `attachment; filename="${name}"`,
       });
     }
-    const page = await this.queries.page(orgId, filter, query.limit ?? DEFAULT_LIMIT, after);
-    return { entries: page.entries, next_cursor: page.next ? encodeCursor(page.next) : null };
+    const [page, totals] = await Promise.all([
+      this.queries.page(orgId, filter, query.limit ?? DEFAULT_LIMIT, after, order),
+      this.queries.totals(orgId, filter),
+    ]);
+    return { entries: page.entries, totals, next_cursor: page.next ? encodeCursor(page.next) : null };
   }
 }

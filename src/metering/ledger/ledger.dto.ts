@@ -20,6 +20,11 @@ const MONTH_MESSAGE = 'month must be a calendar month written YYYY-MM, e.g. 2026
 const LIMIT_MESSAGE = 'limit must be an integer from 1 to 500';
 
 /** Query strings are strings: a plain decimal becomes a number, anything else stays as it is (and fails IsInt). */
+export const LEDGER_ORDERS = ['desc', 'asc'] as const;
+export type LedgerOrder = (typeof LEDGER_ORDERS)[number];
+export const CSV_FORMATS = ['audit', 'finance'] as const;
+export type CsvFormat = (typeof CSV_FORMATS)[number];
+
 const toInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value;
 
@@ -61,6 +66,19 @@ export class LedgerQueryDto {
   @Min(1, { message: LIMIT_MESSAGE })
   @Max(500, { message: LIMIT_MESSAGE })
   limit?: number;
+
+  /** desc (default): newest first; asc: the event store's order. A cursor belongs to the order it was read in. */
+  @IsOptional()
+  @IsIn(LEDGER_ORDERS, { message: `order must be one of: ${LEDGER_ORDERS.join(', ')}` })
+  order?: LedgerOrder;
+
+  /**
+   * CSV only: audit (default) has every column of the entry as stored; finance has readable columns (names, the
+   * price explained) for a spreadsheet.
+   */
+  @IsOptional()
+  @IsIn(CSV_FORMATS, { message: `format must be one of: ${CSV_FORMATS.join(', ')}` })
+  format?: CsvFormat;
 
   /** `next_cursor` of the previous page. */
   @IsOptional()

@@ -3,8 +3,9 @@ import type pg from 'pg';
 import { Database, type Queryable } from '../../database/database.js';
 import type { Position } from '../../event-store/event-store.port.js';
 import { formatScaled, toScaled } from './decimal.js';
-import type { UsageReportDto } from './ledger-response.dto.js';
-import type { LedgerEntryDto } from './ledger-response.dto.js';
+import type { LedgerEntryDto, LedgerTotalsDto, UsageReportDto } from './ledger-response.dto.js';
+import type { LedgerOrder } from './ledger.dto.js';
+import { explainPrice } from './price-explanation.js';
 
 export interface LedgerFilter {
   readonly month?: string | undefined;
@@ -38,15 +39,47 @@ export const LEDGER_COLUMNS = [
   'pricing',
 ] as const satisfies readonly (keyof LedgerEntryDto)[];
 
+/** The finance CSV: readable headers, in order, and how each is read from an entry. */
+export const FINANCE_COLUMNS: readonly (readonly [string, (entry: LedgerEntryDto) => unknown])[] = [
+  ['Time (UTC)', (e) => e.occurred_at.replace('T', ' ').replace('Z', '')],
+  ['Billing month', (e) => e.billing_month],
+  ['Project', (e) => e.project_name ?? e.project_id],
+  ['Key', (e) => e.key_name ?? e.key_id],
+  ['Key prefix', (e) => e.key_prefix],
+  ['Environment', (e) => e.key_environment],
+  ['Operation', (e) => e.operation],
+  ['Depth', (e) => e.depth],
+  ['Via', (e) => (e.channel === 'mcp' ? 'MCP' : e.channel === 'rest' ? 'REST' : e.channel)],
+  ['Credits', (e) => e.credits],
+  ['Price', (e) => e.price_explanation],
+  ['Request id', (e) => e.request_id],
+  ['Charge id', (e) => e.charge_id],
+  ['Idempotency key', (e) => e.idempotency_key],
+];
+
 export interface LedgerPage {
   readonly entries: LedgerEntryDto[];
   /** Position of the last entry when more entries follow it, null on the last page. */
   readonly next: Position | null;
 }
 
-interface LedgerRow extends Omit<LedgerEntryDto, 'occurred_at' | 'credits'> {
+interface LedgerRow extends Omit<LedgerEntryDto, 'occurred_at' | 'credits' | 'price_explanation'> {
   occurred_at: Date;
   credits: string;
+}
+
+function filterConditions(orgId: string, filter: LedgerFilter): { conditions: string[]; values: unknown[] } {
+  const values: unknown[] = [orgId];
+  const conditions = ['l.org_id = $1'];
+  const where = (column: string, value: string | undefined) => {
+    if (value !== undefined) conditions.push(`${column} = $${values.push(value)}`);
+  };
+  where('l.billing_month', filter.month);
+  where('l.project_id', filter.projectId);
+  where('l.key_id', filter.keyId);
+  where('l.operation', filter.operation);
+  where('l.key_environment', filter.environment);
+  return { conditions, values };
 }
 
 const count = (value: string | number | null | undefined) => Number(value ?? 0);
@@ -68,12 +101,18 @@ export class LedgerQueries {
         'SELECT environment, credits, requests FROM monthly_totals WHERE org_id = $1 AND month = $2',
         [orgId, month],
       );
-      const byProject = await tx.query<{ project_id: string; name: string | null; credits: string; requests: string }>(
-        `SELECT u.project_id, p.name, sum(u.credits) AS credits, sum(u.requests) AS requests
+      const byProject = await tx.query<{
+        project_id: string;
+        name: string | null;
+        environment: string;
+        credits: string;
+        requests: string;
+      }>(
+        `SELECT u.project_id, p.name, u.environment, sum(u.credits) AS credits, sum(u.requests) AS requests
          FROM usage_daily u LEFT JOIN projects p ON p.project_id = u.project_id
          WHERE u.org_id = $1 AND u.month = $2
-         GROUP BY u.project_id, p.name
-         ORDER BY sum(u.credits) DESC, sum(u.requests) DESC, p.name, u.project_id`,
+         GROUP BY u.project_id, p.name, u.environment
+         ORDER BY u.environment, sum(u.credits) DESC, sum(u.requests) DESC, p.name, u.project_id`,
         [orgId, month],
       );
       const byKey = await tx.query<{
@@ -88,19 +127,26 @@ export class LedgerQueries {
          FROM usage_daily u LEFT JOIN api_keys k ON k.key_id = u.key_id
          WHERE u.org_id = $1 AND u.month = $2
          GROUP BY u.key_id, k.name, k.prefix, u.environment
-         ORDER BY sum(u.credits) DESC, sum(u.requests) DESC, k.name, u.key_id, u.environment`,
+         ORDER BY u.environment, sum(u.credits) DESC, sum(u.requests) DESC, k.name, u.key_id`,
         [orgId, month],
       );
-      const byOperation = await tx.query<{ operation: string; credits: string; requests: string }>(
-        `SELECT operation, sum(credits) AS credits, sum(requests) AS requests
+      const byOperation = await tx.query<{ operation: string; environment: string; credits: string; requests: string }>(
+        `SELECT operation, environment, sum(credits) AS credits, sum(requests) AS requests
          FROM usage_daily WHERE org_id = $1 AND month = $2
-         GROUP BY operation ORDER BY sum(credits) DESC, sum(requests) DESC, operation`,
+         GROUP BY operation, environment ORDER BY environment, sum(credits) DESC, sum(requests) DESC, operation`,
         [orgId, month],
       );
-      const byDay = await tx.query<{ day: string; operation: string; credits: string; requests: string }>(
-        `SELECT to_char(day, 'YYYY-MM-DD') AS day, operation, sum(credits) AS credits, sum(requests) AS requests
+      const byDay = await tx.query<{
+        day: string;
+        operation: string;
+        environment: string;
+        credits: string;
+        requests: string;
+      }>(
+        `SELECT to_char(day, 'YYYY-MM-DD') AS day, operation, environment, sum(credits) AS credits,
+           sum(requests) AS requests
          FROM usage_daily WHERE org_id = $1 AND month = $2
-         GROUP BY day, operation ORDER BY day, operation`,
+         GROUP BY day, operation, environment ORDER BY day, environment, operation`,
         [orgId, month],
       );
 
@@ -116,9 +162,12 @@ export class LedgerQueries {
         credits_remaining: Number(formatScaled(remaining > used ? remaining - used : 0n)),
         test_credits_used: credits(test?.credits),
         requests: totals.rows.reduce((sum, r) => sum + count(r.requests), 0),
+        live_requests: count(live?.requests),
+        test_requests: count(test?.requests),
         by_project: byProject.rows.map((r) => ({
           project_id: r.project_id,
           name: r.name,
+          environment: r.environment,
           credits: credits(r.credits),
           requests: count(r.requests),
         })),
@@ -132,12 +181,14 @@ export class LedgerQueries {
         })),
         by_operation: byOperation.rows.map((r) => ({
           operation: r.operation,
+          environment: r.environment,
           credits: credits(r.credits),
           requests: count(r.requests),
         })),
         by_day: byDay.rows.map((r) => ({
           day: r.day,
           operation: r.operation,
+          environment: r.environment,
           credits: credits(r.credits),
           requests: count(r.requests),
         })),
@@ -145,23 +196,22 @@ export class LedgerQueries {
     });
   }
 
-  /** Up to `limit` entries after `after` (exclusive), oldest first. */
-  async page(orgId: string, filter: LedgerFilter, limit: number, after?: Position): Promise<LedgerPage> {
-    const values: unknown[] = [orgId];
-    const conditions = ['l.org_id = $1'];
-    const where = (column: string, value: string | undefined) => {
-      if (value !== undefined) conditions.push(`${column} = $${values.push(value)}`);
-    };
-    where('l.billing_month', filter.month);
-    where('l.project_id', filter.projectId);
-    where('l.key_id', filter.keyId);
-    where('l.operation', filter.operation);
-    where('l.key_environment', filter.environment);
+  /** Up to `limit` entries after `after` (exclusive) in `order`: desc is newest first, asc the store's order. */
+  async page(
+    orgId: string,
+    filter: LedgerFilter,
+    limit: number,
+    after?: Position,
+    order: LedgerOrder = 'desc',
+  ): Promise<LedgerPage> {
+    const { conditions, values } = filterConditions(orgId, filter);
     if (after) {
       const commit = values.push(after.commit.toString());
       const prepare = values.push(after.prepare.toString());
-      conditions.push(`(l.commit_position, l.prepare_position) > ($${commit}::bigint, $${prepare}::bigint)`);
+      const beyond = order === 'asc' ? '>' : '<';
+      conditions.push(`(l.commit_position, l.prepare_position) ${beyond} ($${commit}::bigint, $${prepare}::bigint)`);
     }
+    const direction = order === 'asc' ? 'ASC' : 'DESC';
     const result = await this.db.query<LedgerRow>(
       `SELECT l.commit_position::text AS commit_position, l.prepare_position::text AS prepare_position, l.occurred_at,
          l.charge_id, l.billing_month, l.org_id, l.project_id, p.name AS project_name, l.key_id, k.name AS key_name,
@@ -171,19 +221,37 @@ export class LedgerQueries {
        LEFT JOIN api_keys k ON k.key_id = l.key_id
        LEFT JOIN projects p ON p.project_id = l.project_id
        WHERE ${conditions.join(' AND ')}
-       ORDER BY l.commit_position, l.prepare_position
+       ORDER BY l.commit_position ${direction}, l.prepare_position ${direction}
        LIMIT $${values.push(limit + 1)}`,
       values,
     );
     const rows = result.rows.slice(0, limit);
     const last = rows[rows.length - 1];
     return {
-      entries: rows.map((r) => ({ ...r, occurred_at: r.occurred_at.toISOString(), credits: credits(r.credits) })),
+      entries: rows.map((r) => {
+        const entry = { ...r, occurred_at: r.occurred_at.toISOString(), credits: credits(r.credits) };
+        return { ...entry, price_explanation: explainPrice(entry) };
+      }),
       next:
         result.rows.length > limit && last
           ? { commit: BigInt(last.commit_position), prepare: BigInt(last.prepare_position) }
           : null,
     };
+  }
+
+  /** How many entries match the filter and their credits, per environment (whatever page is shown). */
+  async totals(orgId: string, filter: LedgerFilter): Promise<LedgerTotalsDto> {
+    const { conditions, values } = filterConditions(orgId, filter);
+    const result = await this.db.query<{ environment: string; entries: string; credits: string }>(
+      `SELECT l.key_environment AS environment, count(*) AS entries, sum(l.credits) AS credits
+       FROM ledger_entries l WHERE ${conditions.join(' AND ')} GROUP BY l.key_environment`,
+      values,
+    );
+    const of = (environment: string) => {
+      const row = result.rows.find((r) => r.environment === environment);
+      return { entries: count(row?.entries), credits: credits(row?.credits) };
+    };
+    return { live: of('live'), test: of('test') };
   }
 
   /** Every page from `first` on: what a CSV export streams. */
@@ -192,11 +260,12 @@ export class LedgerQueries {
     filter: LedgerFilter,
     first: LedgerPage,
     pageSize: number,
+    order: LedgerOrder,
   ): AsyncGenerator<LedgerEntryDto[]> {
     let page = first;
     yield page.entries;
     while (page.next) {
-      page = await this.page(orgId, filter, pageSize, page.next);
+      page = await this.page(orgId, filter, pageSize, page.next, order);
       yield page.entries;
     }
   }

@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '../database/database.js';
+import type { RequestLogQueryDto } from './dto/request-log-query.dto.js';
+import type { LoggedRequestDto } from './dto/request-log-response.dto.js';
+
+interface Row extends Omit<LoggedRequestDto, 'occurred_at' | 'latency_ms' | 'credits'> {
+  id: string;
+  occurred_at: Date;
+  latency_ms: string;
+  credits: string | null;
+}
+
+/** Reads an organization's request log, newest first, filtered and paged by id. */
+@Injectable()
+export class RequestLogQueries {
+  constructor(private readonly db: Database) {}
+
+  async page(
+    orgId: string,
+    filter: RequestLogQueryDto,
+    limit: number,
+  ): Promise<{ requests: LoggedRequestDto[]; next: string | null }> {
+    const values: unknown[] = [orgId];
+    const conditions = ['r.org_id = $1'];
+    const where = (sql: (placeholder: string) => string, value: unknown) => {
+      if (value !== undefined) conditions.push(sql(`$${values.push(value)}`));
+    };
+    where((p) => `r.operation = ${p}`, filter.operation);
+    where((p) => `r.key_id = ${p}`, filter.key_id);
+    where((p) => `r.project_id = ${p}`, filter.project_id);
+    where((p) => `r.key_environment = ${p}`, filter.environment);
+    where((p) => `r.id < ${p}::bigint`, filter.cursor);
+    if (filter.status?.endsWith('xx')) {
+      const low = Number(filter.status[0]) * 100;
+      where((p) => `r.status >= ${p} AND r.status < ${p} + 100`, low);
+    } else where((p) => `r.status = ${p}`, filter.status === undefined ? undefined : Number(filter.status));
+    const result = await this.db.query<Row>(
+      `SELECT r.id::text AS id, r.occurred_at, r.request_id, r.method, r.path, r.operation, r.status, r.key_id,
+         k.name AS key_name, k.prefix AS key_prefix, r.key_environment, r.project_id, r.summary, r.latency_ms,
+         r.credits
+       FROM request_log r LEFT JOIN api_keys k ON k.key_id = r.key_id
+       WHERE ${conditions.join(' AND ')}
+       ORDER BY r.id DESC
+       LIMIT $${values.push(limit + 1)}`,
+      values,
+    );
+    const rows = result.rows.slice(0, limit);
+    return {
+      requests: rows.map(({ id: _id, ...r }) => ({
+        ...r,
+        occurred_at: r.occurred_at.toISOString(),
+        latency_ms: Number(r.latency_ms),
+        credits: r.credits === null ? null : Number(r.credits),
+      })),
+      next: result.rows.length > limit ? rows[rows.length - 1]!.id : null,
+    };
+  }
+}

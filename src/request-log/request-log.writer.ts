@@ -1,0 +1,129 @@
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { Database } from '../database/database.js';
+
+/** One data-plane call as the request log stores it. */
+export interface RequestLogRow {
+  readonly org_id: string;
+  readonly occurred_at: string;
+  readonly request_id: string;
+  readonly method: string;
+  readonly path: string;
+  readonly operation: string;
+  readonly status: number;
+  readonly key_id: string;
+  readonly key_environment: string;
+  readonly project_id: string;
+  readonly summary: string | null;
+  readonly latency_ms: number;
+  readonly credits: number | null;
+}
+
+/** Rows per INSERT. */
+const BATCH = 500;
+/** Rows waiting at most: past it, new rows are dropped (and counted) rather than held in memory. */
+const MAX_WAITING = 20_000;
+const FLUSH_EVERY_MS = 1000;
+const PRUNE_EVERY_MS = 60 * 60_000;
+
+/**
+ * Writes the request log off the request path: rows wait in memory and go in one INSERT per batch, every
+ * second (or as soon as a batch is full), in embedded mode as with PostgreSQL. A failed write is logged and its rows
+ * dropped: the log is operational, the ledger is what bills. Rows older than REQUEST_LOG_RETENTION_DAYS are deleted
+ * every hour.
+ */
+@Injectable()
+export class RequestLogWriter implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('RequestLog');
+  private waiting: RequestLogRow[] = [];
+  private dropped = 0;
+  private flushing: Promise<void> | null = null;
+  private timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    private readonly db: Database,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Starts the flush and prune timers (a process that serves HTTP; the operator CLI logs nothing). */
+  start(): void {
+    if (this.timers.length > 0) return;
+    this.timers = [
+      setInterval(() => void this.flush(), FLUSH_EVERY_MS).unref(),
+      setInterval(() => void this.prune(), PRUNE_EVERY_MS).unref(),
+    ];
+    void this.prune();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    await this.flush();
+  }
+
+  add(row: RequestLogRow): void {
+    if (this.waiting.length >= MAX_WAITING) {
+      this.dropped++;
+      return;
+    }
+    this.waiting.push(row);
+    if (this.waiting.length >= BATCH) void this.flush();
+  }
+
+  /** Writes everything waiting (tests call it to read their own calls at once). */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (this.waiting.length === 0) return;
+    this.flushing = this.writeAll().finally(() => (this.flushing = null));
+    await this.flushing;
+  }
+
+  private async writeAll(): Promise<void> {
+    while (this.waiting.length > 0) {
+      const rows = this.waiting.splice(0, BATCH);
+      try {
+        await this.insert(rows);
+      } catch (error) {
+        this.logger.warn(`${rows.length} request-log rows not written: ${(error as Error).message}`);
+      }
+    }
+    if (this.dropped > 0) {
+      this.logger.warn(`${this.dropped} request-log rows dropped: the writer fell behind`);
+      this.dropped = 0;
+    }
+  }
+
+  private async insert(rows: readonly RequestLogRow[]): Promise<void> {
+    // One array per column, taken apart by unnest: cheaper for PostgreSQL than parsing a JSON document per row.
+    const column = <K extends keyof RequestLogRow>(name: K) => rows.map((row) => row[name]);
+    await this.db.query({
+      name: 'request_log_insert_many',
+      text: `INSERT INTO request_log (org_id, occurred_at, request_id, method, path, operation, status, key_id,
+         key_environment, project_id, summary, latency_ms, credits)
+       SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[],
+         $7::smallint[], $8::uuid[], $9::text[], $10::uuid[], $11::text[], $12::numeric[], $13::numeric[])`,
+      values: [
+        column('org_id'),
+        column('occurred_at'),
+        column('request_id'),
+        column('method'),
+        column('path'),
+        column('operation'),
+        column('status'),
+        column('key_id'),
+        column('key_environment'),
+        column('project_id'),
+        column('summary'),
+        column('latency_ms'),
+        column('credits'),
+      ],
+    });
+  }
+
+  async prune(): Promise<void> {
+    await this.db
+      .query(`DELETE FROM request_log WHERE occurred_at < now() - make_interval(days => $1)`, [
+        this.config.requestLogRetentionDays,
+      ])
+      .catch((error: Error) => this.logger.warn(`pruning the request log failed: ${error.message}`));
+  }
+}

@@ -1,0 +1,253 @@
+import { Database } from '../src/database/database.js';
+import { RequestLogWriter } from '../src/request-log/request-log.writer.js';
+import { SmtpSink } from './support/smtp-sink.js';
+import { StaticSite } from './support/static-site.js';
+import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
+import { TEST_DATABASE_URL } from './support/test-database.js';
+
+interface Logged {
+  occurred_at: string;
+  request_id: string;
+  method: string;
+  path: string;
+  operation: string;
+  status: number;
+  key_id: string;
+  key_name: string | null;
+  key_prefix: string | null;
+  key_environment: string;
+  project_id: string;
+  summary: string | null;
+  latency_ms: number;
+  credits: number | null;
+}
+
+/**
+ * The request log: every data-plane call of an organization's keys, refused ones included, through
+ * GET /orgs/{org_id}/requests; never a secret in it; kept outside the ledger, written after the responses.
+ */
+describe('the request log (GET /orgs/{org_id}/requests)', () => {
+  let smtp: SmtpSink;
+  let site: StaticSite;
+  let app: TestApp;
+  let owner: Awaited<ReturnType<typeof setUpOrganization>>;
+  let stranger: Awaited<ReturnType<typeof setUpOrganization>>;
+  const keys: Record<string, { id: string; key: string; prefix: string }> = {};
+  const ids: Record<string, string> = {};
+
+  const requests = async (query = '', token = owner.session) => {
+    await app.app.get(RequestLogWriter).flush();
+    return call(app.url, 'GET', `/orgs/${owner.orgId}/requests${query}`, { token });
+  };
+  /** The log is written after each response's connection is done with it: wait until it holds `count` rows. */
+  const waitForRows = async (count: number): Promise<Logged[]> => {
+    for (const deadline = Date.now() + 10_000; ;) {
+      const page = await requests('?limit=500');
+      const rows = page.body.requests as Logged[];
+      if (rows.length >= count) return rows;
+      if (Date.now() > deadline) throw new Error(`the request log holds ${rows.length} rows, not ${count}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const byId = (rows: Logged[], name: string) => rows.find((r) => r.request_id === ids[name]);
+
+  beforeAll(async () => {
+    smtp = await SmtpSink.start();
+    site = await new StaticSite('test/fixtures', {
+      '/page.html': '<!doctype html><html><head><title>Page</title></head><body><p>A page.</p></body></html>',
+    }).start();
+    app = await startTestApp({ env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1' } });
+    owner = await setUpOrganization(app, smtp, 'log@requests.test');
+    stranger = await setUpOrganization(app, smtp, 'other@requests.test');
+    const key = async (name: string, body: Record<string, unknown>) => {
+      const created = await call(app.url, 'POST', `/orgs/${owner.orgId}/api-keys`, {
+        token: owner.session,
+        body: { name, project_id: owner.projectId, ...body },
+      });
+      expect(created.status).toBe(201);
+      keys[name] = { id: created.body.id, key: created.body.key, prefix: created.body.prefix };
+    };
+    await key('Live', {});
+    await key('Basic only', { depth_limit: 'basic', scopes: ['search'] });
+    await key('Revoked', {});
+    await key('CI', { environment: 'test' });
+    const strangerKey = await call(app.url, 'POST', `/orgs/${stranger.orgId}/api-keys`, {
+      token: stranger.session,
+      body: { name: 'Theirs', project_id: stranger.projectId },
+    });
+
+    const send = async (name: string, path: string, token: string | null, body: unknown, headers = {}) => {
+      const response = await call(app.url, 'POST', path, {
+        body,
+        headers: {
+          'x-request-id': `${name}-${Date.now()}`,
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...headers,
+        },
+      });
+      ids[name] = response.headers.get('x-request-id')!;
+      return response.status;
+    };
+    expect(await send('search', '/search', keys.Live!.key, { query: 'danube delta birds' })).toBe(200);
+    expect(await send('answer', '/search', null, { query: 'who', include_answer: true, api_key: keys.Live!.key })).toBe(
+      200,
+    );
+    expect(
+      await send('extract', '/extract', keys.Live!.key, {
+        urls: [`http://user:secret@127.0.0.1:${new URL(site.origin).port}/page.html?token=s3cr3t#frag`],
+      }),
+    ).toBe(200);
+    expect(await send('vertical', '/search/news', keys.Live!.key, { query: 'river news' })).toBe(200);
+    expect(await send('depth', '/search', keys['Basic only']!.key, { query: 'deep', search_depth: 'advanced' })).toBe(
+      403,
+    );
+    expect(await send('scope', '/extract', keys['Basic only']!.key, { urls: [`${site.origin}/page.html`] })).toBe(403);
+    expect(await send('invalid', '/search', keys.Live!.key, { query: 42 })).toBe(400);
+    const revoked = await call(app.url, 'DELETE', `/orgs/${owner.orgId}/api-keys/${keys.Revoked!.id}`, {
+      token: owner.session,
+    });
+    expect(revoked.status).toBe(200);
+    expect(await send('revoked', '/search', keys.Revoked!.key, { query: 'after revoke' })).toBe(401);
+    expect(
+      await send(
+        'mcp',
+        '/mcp',
+        keys.Live!.key,
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search', arguments: { query: 'nile' } } },
+        { accept: 'application/json, text/event-stream' },
+      ),
+    ).toBe(200);
+    // The test key's plan allows 20 calls a minute: the 21st is refused.
+    for (let i = 0; i < 20; i++) expect(await send(`ci-${i}`, '/search', keys.CI!.key, { query: `ci ${i}` })).toBe(200);
+    expect(await send('limited', '/search', keys.CI!.key, { query: 'one too many' })).toBe(429);
+    // Keys that belong to no organization of the caller's, or to none at all.
+    expect(await send('unknown', '/search', `sk_live_${'x'.repeat(32)}`, { query: 'nobody' })).toBe(401);
+    expect(await send('theirs', '/search', strangerKey.body.key, { query: 'their call' })).toBe(200);
+  }, 120_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await site?.stop();
+    await smtp?.stop();
+    if (app) await dropSchema(app.schema);
+  });
+
+  test('every call of the organization’s keys, refused ones included, newest first, with its facts', async () => {
+    const rows = await waitForRows(30);
+    expect(rows).toHaveLength(30);
+    expect(rows[0]!.request_id).toBe(ids.limited);
+    expect(byId(rows, 'search')).toEqual({
+      occurred_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      request_id: ids.search,
+      method: 'POST',
+      path: '/search',
+      operation: 'search',
+      status: 200,
+      key_id: keys.Live!.id,
+      key_name: 'Live',
+      key_prefix: keys.Live!.prefix,
+      key_environment: 'live',
+      project_id: owner.projectId,
+      summary: 'danube delta birds',
+      latency_ms: expect.any(Number),
+      credits: 1,
+    });
+    expect(byId(rows, 'search')!.latency_ms).toBeGreaterThan(0);
+    expect(byId(rows, 'answer')).toMatchObject({ status: 200, credits: 2, key_id: keys.Live!.id, summary: 'who' });
+    expect(byId(rows, 'vertical')).toMatchObject({ operation: 'vertical', path: '/search/:vertical', credits: 1 });
+    expect(byId(rows, 'vertical')!.summary).toBe('news: river news');
+    expect(byId(rows, 'depth')).toMatchObject({ status: 403, credits: null, key_name: 'Basic only', summary: 'deep' });
+    expect(byId(rows, 'scope')).toMatchObject({ status: 403, operation: 'extract', credits: null });
+    expect(byId(rows, 'invalid')).toMatchObject({ status: 400, credits: null });
+    expect(byId(rows, 'revoked')).toMatchObject({ status: 401, key_id: keys.Revoked!.id, summary: 'after revoke' });
+    expect(byId(rows, 'mcp')).toMatchObject({ operation: 'mcp', status: 200, credits: 1, summary: 'search: nile' });
+    expect(byId(rows, 'limited')).toMatchObject({ status: 429, key_environment: 'test', credits: null });
+    expect(byId(rows, 'unknown')).toBeUndefined();
+    expect(byId(rows, 'theirs')).toBeUndefined();
+  });
+
+  test('never a secret: no key, no URL query string, no userinfo', async () => {
+    const rows = await waitForRows(30);
+    const extract = byId(rows, 'extract')!;
+    expect(extract.summary).toBe(`http://127.0.0.1:${new URL(site.origin).port}/page.html`);
+    const text = JSON.stringify(rows);
+    for (const { key } of Object.values(keys)) expect(text).not.toContain(key);
+    expect(text).not.toContain('s3cr3t');
+    expect(text).not.toContain('secret@');
+    const db = Database.connect(TEST_DATABASE_URL, app.schema, 1);
+    try {
+      const stored = await db.query('SELECT * FROM request_log');
+      const all = JSON.stringify(stored.rows);
+      for (const { key } of Object.values(keys)) expect(all).not.toContain(key);
+      expect(all).not.toContain('s3cr3t');
+    } finally {
+      await db.close();
+    }
+  });
+
+  test('filters: status (exact or class), operation, key, environment; pages by cursor', async () => {
+    await waitForRows(30);
+    const statuses = async (query: string) =>
+      ((await requests(query)).body.requests as Logged[]).map((r) => r.status).sort();
+    expect(await statuses('?status=4xx')).toEqual([400, 401, 403, 403, 429]);
+    expect(await statuses('?status=403')).toEqual([403, 403]);
+    expect(await statuses('?operation=extract')).toEqual([200, 403]);
+    expect(await statuses(`?key_id=${keys.Revoked!.id}`)).toEqual([401]);
+    expect((await statuses('?environment=test')).length).toBe(21);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await requests(`?limit=7${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.status).toBe(200);
+      expect(page.body.retention_days).toBe(30);
+      seen.push(...(page.body.requests as Logged[]).map((r) => r.request_id));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(seen).toHaveLength(30);
+    expect(new Set(seen).size).toBe(30);
+  });
+
+  test.each([
+    ['status=200ok', /^status /],
+    ['status=6xx', /^status /],
+    ['operation=map2', /^operation /],
+    ['key_id=nope', /^key_id /],
+    ['environment=prod', /^environment /],
+    ['limit=0', /^limit /],
+    ['cursor=abc', /^cursor /],
+  ])('%s is a 400 naming the field', async (query, field) => {
+    const response = await requests(`?${query}`);
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatch(field);
+    expect(response.body.detail).toEqual({ error: response.body.error });
+  });
+
+  test('another organization gets 404; no session gets 401', async () => {
+    const theirs = await requests('', stranger.session);
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.error).toBe('organization not found');
+    expect((await call(app.url, 'GET', `/orgs/${owner.orgId}/requests`)).status).toBe(401);
+    const own = await call(app.url, 'GET', `/orgs/${stranger.orgId}/requests`, { token: stranger.session });
+    expect((own.body.requests as Logged[]).map((r) => r.request_id)).toEqual([ids.theirs]);
+  });
+
+  test('rows older than the retention are deleted', async () => {
+    const db = Database.connect(TEST_DATABASE_URL, app.schema, 1);
+    try {
+      await db.query(
+        `INSERT INTO request_log (org_id, occurred_at, request_id, method, path, operation, status, key_id,
+           key_environment, project_id, summary, latency_ms, credits)
+         SELECT org_id, now() - interval '31 days', 'old-one', method, path, operation, status, key_id,
+           key_environment, project_id, summary, latency_ms, credits
+         FROM request_log WHERE request_id = $1`,
+        [ids.search],
+      );
+      expect((await db.query("SELECT 1 FROM request_log WHERE request_id = 'old-one'")).rowCount).toBe(1);
+      await app.app.get(RequestLogWriter).prune();
+      expect((await db.query("SELECT 1 FROM request_log WHERE request_id = 'old-one'")).rowCount).toBe(0);
+      expect((await db.query('SELECT 1 FROM request_log WHERE request_id = $1', [ids.search])).rowCount).toBe(1);
+    } finally {
+      await db.close();
+    }
+  });
+});
