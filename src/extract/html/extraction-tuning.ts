@@ -86,5 +86,5 @@ export const DEFAULT_TUNING: ExtractionTuning = {
   boilerplateMaxShare: 0.4,
   linkBlockDensity: 0.7,
   linkParagraphDensity: 0.8,
-  imageCaptionMaxLength: 0,
+  imageCaptionMaxLength: 500,
 };
