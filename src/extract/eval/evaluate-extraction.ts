@@ -99,13 +99,12 @@ for (const sweep of sweeps) {
 const auditResult = audit ? printAudit() : null;
 
 function printAudit() {
-  const effects = auditRules(pages);
   console.log('\nrules switched off one at a time (F1 lost on the even / odd half; positive: the rule helps):');
-  for (const effect of effects)
+  return auditRules(pages, (effect) =>
     console.log(
       `  ${effect.rule.padEnd(36)} ${f4(effect.loss.even).padStart(8)} ${f4(effect.loss.odd).padStart(8)}  ${effect.verdict}`,
-    );
-  return effects;
+    ),
+  );
 }
 
 if (perPage) {

@@ -36,12 +36,18 @@ export function auditedRules(base: ExtractionTuning): { rule: string; tuning: Ex
   ];
 }
 
-/** Switches each rule off in turn and measures what each half of the benchmark loses. */
-export function auditRules(pages: readonly BenchmarkPage[], base: ExtractionTuning = DEFAULT_TUNING): RuleEffect[] {
+/** Switches each rule off in turn and measures what each half of the benchmark loses (`onEffect` hears each). */
+export function auditRules(
+  pages: readonly BenchmarkPage[],
+  onEffect: (effect: RuleEffect) => void = () => {},
+  base: ExtractionTuning = DEFAULT_TUNING,
+): RuleEffect[] {
   const reference = halfScores(scoreTuning(pages, base));
   return auditedRules(base).map(({ rule, tuning }) => {
     const halves = halfScores(scoreTuning(pages, tuning));
     const loss = { even: reference.even.f1 - halves.even.f1, odd: reference.odd.f1 - halves.odd.f1 };
-    return { rule, loss, verdict: verdictOf(loss) };
+    const effect = { rule, loss, verdict: verdictOf(loss) };
+    onEffect(effect);
+    return effect;
   });
 }
