@@ -2,10 +2,10 @@ import { DEFAULT_TUNING } from '../html/extraction-tuning.js';
 import { auditedRules, verdictOf } from './rule-audit.js';
 
 describe('the rule audit', () => {
-  test('a rule that helps one half and hurts or does nothing on the other fits that half', () => {
+  test('a rule that helps one half and hurts the other fits that half', () => {
     expect(verdictOf({ even: 0.003, odd: 0.001 })).toBe('helps both halves');
-    expect(verdictOf({ even: 0.003, odd: 0 })).toBe('helps one half only');
-    expect(verdictOf({ even: 0.003, odd: -0.002 })).toBe('helps one half only');
+    expect(verdictOf({ even: 0.003, odd: 0 })).toBe('one half, no effect on the other');
+    expect(verdictOf({ even: 0.003, odd: -0.002 })).toBe('fits one half');
     expect(verdictOf({ even: -0.001, odd: 0 })).toBe('hurts');
     expect(verdictOf({ even: 0.0001, odd: -0.0001 })).toBe('no effect');
   });
