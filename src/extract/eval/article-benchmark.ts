@@ -3,6 +3,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Readability } from '@mozilla/readability';
 import { parseDocument } from '../html/dom.js';
+import { DEFAULT_TUNING, type ExtractionTuning } from '../html/extraction-tuning.js';
 import { extractHtml } from '../html/html-page.js';
 import { type BenchmarkScore, type ShingleCounts, benchmarkScore, shingleMatching } from './shingle-f1.js';
 
@@ -43,9 +44,13 @@ export function loadBenchmark(dir: string): BenchmarkPage[] {
 
 export type Extractor = (page: BenchmarkPage) => string;
 
-/** Our extractor as the API's `basic` depth, `text` format would answer. */
-export const ourExtractor: Extractor = (page) =>
-  extractHtml(page.html, page.url, { depth: 'basic', format: 'text' }).content;
+/** Our extractor as the API's `basic` depth, `text` format would answer (with other tuning: an experiment). */
+export const tunedExtractor =
+  (tuning: ExtractionTuning): Extractor =>
+  (page) =>
+    extractHtml(page.html, page.url, { depth: 'basic', format: 'text' }, tuning).content;
+
+export const ourExtractor: Extractor = tunedExtractor(DEFAULT_TUNING);
 
 /** Mozilla Readability with default options on the same parse library (linkedom): its textContent, as upstream runs it. */
 export const readabilityExtractor: Extractor = (page) => {

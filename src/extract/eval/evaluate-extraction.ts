@@ -2,12 +2,15 @@
  * Main-content extraction on an article-extraction benchmark folder (default ../shared/data/article-extraction-dev,
  * the Zyte/scrapinghub benchmark's development split): token-shingle F1, precision and recall (the benchmark's own
  * metric) and milliseconds per page, of our extractor and of Mozilla Readability on the same parse library, in
- * one run, against the goals of issue 14. Writes a results JSON to bench/results/.
+ * one run, against the goals of issues 14 and 27. Every score is also given for each half of the pages by id
+ * parity, and each threshold of the extractor is cross-checked (tuned on one half, scored on the other). Writes a
+ * results JSON to bench/results/.
  *
- *   npm run eval:extraction [-- <folder>] [-- --pages] [-- --quick]
+ *   npm run eval:extraction [-- <folder>] [-- --pages] [-- --quick] [-- --audit]
  *
  * --pages prints every page's scores; --quick (while working on the extractor) runs ours alone and
- * records nothing.
+ * records nothing; --audit also switches each class/id word and link rule off in turn and prints what each
+ * half loses.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -15,13 +18,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   BenchmarkFolderError,
+  type BenchmarkPage,
   type ExtractorRun,
   loadBenchmark,
   ourExtractor,
   readabilityExtractor,
   runExtractor,
 } from './article-benchmark.js';
+import { HALVES, type HalfScore, halfScores } from './benchmark-halves.js';
+import { auditRules } from './rule-audit.js';
 import { pagePrecision, pageRecall } from './shingle-f1.js';
+import { THRESHOLD_SWEEPS, crossCheck } from './tuning-cross-check.js';
 
 const GOAL_F1 = 0.975;
 const GOAL_MS = 15;
@@ -29,13 +36,14 @@ const GOAL_MS = 15;
 const args = process.argv.slice(2);
 const perPage = args.includes('--pages');
 const quick = args.includes('--quick');
+const audit = args.includes('--audit');
 // The repository's root, from dist/src/extract/eval/ (compiled) where this runs.
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const dir = path.resolve(
   args.find((arg) => !arg.startsWith('--')) ?? path.join(repoRoot, '../shared/data/article-extraction-dev'),
 );
 
-let pages;
+let pages: BenchmarkPage[];
 try {
   pages = loadBenchmark(dir);
 } catch (error) {
@@ -45,18 +53,28 @@ try {
   process.exit(2);
 }
 
+const f3 = (value: number) => value.toFixed(3);
+const f4 = (value: number) => value.toFixed(4);
+const ms = (value: number) => value.toFixed(1);
+const halvesLine = (halves: Record<'even' | 'odd', HalfScore>) =>
+  HALVES.map(
+    (half) =>
+      `${half} ids (${halves[half].pages}): F1 ${f4(halves[half].f1)}  P ${f4(halves[half].precision)}  R ${f4(halves[half].recall)}`,
+  ).join('   ');
+
 console.log(`${pages.length} pages from ${dir}`);
-const ours = runExtractor('ours (basic, text)', ourExtractor, pages);
+const ours = runExtractor('ours (basic, text)', ourExtractor, pages, quick ? 1 : 3);
+const oursHalves = halfScores(ours.pages);
 if (quick) {
   console.log(
-    `F1 ${ours.f1.toFixed(4)}  P ${ours.precision.toFixed(4)}  R ${ours.recall.toFixed(4)}  median ${ours.medianMs.toFixed(1)} ms`,
+    `F1 ${f4(ours.f1)}  P ${f4(ours.precision)}  R ${f4(ours.recall)}  median ${ms(ours.medianMs)} ms (one pass)`,
   );
+  console.log(halvesLine(oursHalves));
+  if (audit) printAudit();
   process.exit(0);
 }
 const readability = runExtractor('Mozilla Readability (linkedom)', readabilityExtractor, pages);
-
-const f3 = (value: number) => value.toFixed(3);
-const ms = (value: number) => value.toFixed(1);
+const readabilityHalves = halfScores(readability.pages);
 const row = (run: ExtractorRun) =>
   `| ${run.name.padEnd(31)} | ${f3(run.f1)} | ${f3(run.precision)} | ${f3(run.recall)} | ${ms(run.medianMs).padStart(9)} | ${ms(run.meanMs).padStart(7)} | ${ms(run.maxMs).padStart(7)} |`;
 console.log('');
@@ -64,6 +82,30 @@ console.log(`| ${'extractor'.padEnd(31)} | F1    | P     | R     | median ms | m
 console.log(`|${'-'.repeat(33)}|-------|-------|-------|-----------|---------|---------|`);
 console.log(row(ours));
 console.log(row(readability));
+console.log(`\nours by page-id parity:        ${halvesLine(oursHalves)}`);
+console.log(`Readability by page-id parity: ${halvesLine(readabilityHalves)}`);
+
+// Two-fold cross-check: each threshold tuned on one half and scored on the other.
+const sweeps = THRESHOLD_SWEEPS.map((sweep) => crossCheck(pages, sweep));
+console.log('\nthresholds, two-fold (best value on one half, scored on the other, against the default there):');
+for (const sweep of sweeps) {
+  const values = sweep.values.map((v) => `${v.value}: ${f4(v.halves.even.f1)}/${f4(v.halves.odd.f1)}`).join('  ');
+  console.log(`  ${sweep.name} (default ${sweep.defaultValue}; F1 even/odd)  ${values}`);
+  for (const fold of sweep.folds)
+    console.log(
+      `    tuned on ${fold.tunedOn}: ${fold.picked}, on the other half ${f4(fold.pickedOnOther)} (default ${f4(fold.defaultOnOther)})`,
+    );
+}
+const auditResult = audit ? printAudit() : null;
+
+function printAudit() {
+  console.log('\nrules switched off one at a time (F1 lost on the even / odd half; positive: the rule helps):');
+  return auditRules(pages, (effect) =>
+    console.log(
+      `  ${effect.rule.padEnd(36)} ${f4(effect.loss.even).padStart(8)} ${f4(effect.loss.odd).padStart(8)}  ${effect.verdict}`,
+    ),
+  );
+}
 
 if (perPage) {
   console.log(
@@ -115,6 +157,14 @@ const result = {
     platform: `${os.platform()} ${os.release()}`,
   },
   extractors: [summary(ours), summary(readability)],
+  halves: { ours: oursHalves, readability: readabilityHalves },
+  crossCheck: sweeps.map(({ name, defaultValue, values, folds }) => ({
+    name,
+    defaultValue,
+    values: values.map((v) => ({ value: v.value, even: v.halves.even.f1, odd: v.halves.odd.f1 })),
+    folds,
+  })),
+  ...(auditResult ? { audit: auditResult } : {}),
   goals,
   pages: ours.pages.map((page, i) => ({
     id: page.id,

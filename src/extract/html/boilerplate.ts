@@ -1,4 +1,5 @@
 import { type DomElement, normalizeSpace, tagOf } from './dom.js';
+import { DEFAULT_TUNING, type ExtractionTuning } from './extraction-tuning.js';
 
 /** Elements that are never content. */
 export const NEVER_CONTENT =
@@ -8,70 +9,6 @@ export const NEVER_CONTENT =
 export const PAGE_FURNITURE =
   'nav, header, footer, aside, form, [role="navigation"], [role="banner"], [role="contentinfo"], [role="complementary"], [role="search"], [role="dialog"], [role="alertdialog"]';
 
-/**
- * class / id words of blocks that are not the article: advertising, consent banners, sharing tools, newsletter
- * boxes, related-story lists, comments, breadcrumbs, screen-reader-only labels. Matched against whole words of
- * class and id (split on space, `-` and `_`), so `header-ad` matches `ad` but `shadow` or `download` do not.
- */
-const BOILERPLATE_WORDS = new Set([
-  'ad',
-  'ads',
-  'adsbygoogle',
-  'advert',
-  'advertisement',
-  'advertising',
-  'adslot',
-  'dfp',
-  'sponsored',
-  'sponsor',
-  'promo',
-  'cookie',
-  'cookies',
-  'consent',
-  'gdpr',
-  'newsletter',
-  'subscribe',
-  'subscription',
-  'paywall',
-  'share',
-  'sharing',
-  'social',
-  'sharebar',
-  'related',
-  'recommended',
-  'popular',
-  'trending',
-  'mostread',
-  'outbrain',
-  'taboola',
-  'breadcrumb',
-  'breadcrumbs',
-  'comments',
-  'comment',
-  'disqus',
-  'sronly',
-  'visuallyhidden',
-  'skiplink',
-  'toolbar',
-  // Around the story rather than in it: who wrote it and when, picture captions and credits, tags, page widgets.
-  'byline',
-  'author',
-  'authors',
-  'dateline',
-  'timestamp',
-  'caption',
-  'credit',
-  'credits',
-  'copyright',
-  'tags',
-  'widget',
-  'sidebar',
-  'menu',
-  'banner',
-  'date',
-  'meta',
-  'footer',
-]);
 const COMPOUNDS: readonly [RegExp, string][] = [
   [/sr-only|screen-reader(-text)?|visually-hidden|visuallyhidden/g, ' sronly '],
   [/most-read|most-popular/g, ' mostread '],
@@ -87,10 +24,14 @@ function wordsOf(element: DomElement): string[] {
   return value.split(/[\s_-]+/).filter(Boolean);
 }
 
-export function looksLikeBoilerplate(element: DomElement): boolean {
+/**
+ * Whether the element's class or id has a word of `words` (whole words: `header-ad` has `ad`, `shadow` and
+ * `download` do not).
+ */
+export function looksLikeBoilerplate(element: DomElement, words = DEFAULT_TUNING.boilerplateWords): boolean {
   if (['html', 'body', 'main', 'article'].includes(tagOf(element))) return false;
   if (element.getAttribute('role') === 'main' || element.getAttribute('itemprop') === 'articleBody') return false;
-  return wordsOf(element).some((word) => BOILERPLATE_WORDS.has(word));
+  return wordsOf(element).some((word) => words.has(word));
 }
 
 /** Whether a computed-style-free look says the element is hidden (inline styles only). */
@@ -134,11 +75,11 @@ function isNeverContent(element: DomElement): boolean {
   );
 }
 
-function isRemovableBoilerplate(element: DomElement, total: number): boolean {
-  if (!looksLikeBoilerplate(element)) return false;
+function isRemovableBoilerplate(element: DomElement, total: number, tuning: ExtractionTuning): boolean {
+  if (!looksLikeBoilerplate(element, tuning.boilerplateWords)) return false;
   if (element.querySelector('article, main, [role="main"], [itemprop="articleBody"]')) return false;
   if (looksLikeProse(element)) return false;
-  return normalizeSpace(element.textContent).length / total < 0.4;
+  return normalizeSpace(element.textContent).length / total < tuning.boilerplateMaxShare;
 }
 
 /**
@@ -147,7 +88,7 @@ function isRemovableBoilerplate(element: DomElement, total: number): boolean {
  * `class="post js-share-enabled"`); Readability's own scoring deals with whatever is left. Two walks over the
  * elements (selector queries over the whole page cost more than the rest of the work).
  */
-export function removeBoilerplate(root: DomElement): void {
+export function removeBoilerplate(root: DomElement, tuning = DEFAULT_TUNING): void {
   const strip = (element: DomElement) => {
     for (const child of [...element.children]) {
       if (isNeverContent(child) || (child.hasAttribute('style') && looksHidden(child))) child.remove();
@@ -158,7 +99,7 @@ export function removeBoilerplate(root: DomElement): void {
   const total = normalizeSpace(root.textContent).length || 1;
   const visit = (element: DomElement) => {
     for (const child of [...element.children]) {
-      if ((child.hasAttribute('class') || child.hasAttribute('id')) && isRemovableBoilerplate(child, total))
+      if ((child.hasAttribute('class') || child.hasAttribute('id')) && isRemovableBoilerplate(child, total, tuning))
         child.remove();
       else visit(child);
     }

@@ -93,6 +93,30 @@ describe('main content', () => {
     }
   });
 
+  test('basic drops the caption an image shares a container with (no <figcaption>); a short story with its picture stays', () => {
+    const paragraph = (n: number) =>
+      `<p>Paragraph ${n} of the story tells what the council decided about the harbour wall, who spoke for it and ` +
+      `who spoke against it, and what the fishermen will do while the work goes on through the winter.</p>`;
+    const html = `<!doctype html><html><head><title>Wall</title></head><body><article><h1>Wall</h1>
+      <div class="image top"><img src="/wall.jpg" alt=""><p>In this 2019 file photo, waves break over the old wall.</p></div>
+      ${[1, 2, 3, 4, 5, 6].map(paragraph).join('')}
+      <p>Sentence with an inline <img src="/icon.png" alt="">icon, which is part of the prose of the story.</p>
+      </article></body></html>`;
+    const basic = extractHtml(html, `${ORIGIN}/wall.html`, { depth: 'basic', format: 'text' }).content;
+    expect(basic).toContain('Paragraph 6 of the story');
+    expect(basic).toContain('Sentence with an inline icon');
+    expect(basic).not.toContain('waves break over the old wall');
+    const advanced = extractHtml(html, `${ORIGIN}/wall.html`, { depth: 'advanced', format: 'text' }).content;
+    expect(advanced).toContain('waves break over the old wall');
+
+    const short = `<!doctype html><html><head><title>Notice</title></head><body><div class="notice">
+      <img src="/pool.jpg" alt=""><p>The pool closes for cleaning on Monday and opens again on Wednesday at seven.</p>
+      </div></body></html>`;
+    expect(extractHtml(short, `${ORIGIN}/notice.html`, { depth: 'basic', format: 'text' }).content).toContain(
+      'The pool closes for cleaning on Monday',
+    );
+  });
+
   test('an article whose wrapper has an unlucky class ("share") is kept; a block of links with that class goes', () => {
     const story = Array.from(
       { length: 5 },

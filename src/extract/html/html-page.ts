@@ -3,6 +3,7 @@ import { flattenCodeBlocks, withoutCodeSpans } from './code-blocks.js';
 import { parseDocument } from './dom.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { htmlToText } from './html-to-text.js';
+import { DEFAULT_TUNING, type ExtractionTuning } from './extraction-tuning.js';
 import { type ExtractDepth, extractMainContent } from './main-content.js';
 import {
   dateCandidates,
@@ -40,7 +41,12 @@ export interface HtmlOptions {
  * the metadata needs is read first, then the main content is taken out of that same tree (a page whose content
  * is only found by the fallback is parsed a second time, since extraction has changed the first tree).
  */
-export function extractHtml(html: string, pageUrl: string, options: HtmlOptions): HtmlExtraction {
+export function extractHtml(
+  html: string,
+  pageUrl: string,
+  options: HtmlOptions,
+  tuning: ExtractionTuning = DEFAULT_TUNING,
+): HtmlExtraction {
   const markup = withoutCodeSpans(html);
   const document = parseDocument(markup.html);
   const flattened = markup.removed + flattenCodeBlocks(document);
@@ -53,12 +59,18 @@ export function extractHtml(html: string, pageUrl: string, options: HtmlOptions)
   const favicon = pageFavicon(document, base);
   const language = pageLanguage(document);
   const dates = dateCandidates(document, structuredData);
-  const main = extractMainContent(document, options.depth, flattened, () => {
-    const fresh = parseDocument(markup.html);
-    flattenCodeBlocks(fresh);
-    absolutizeUrls(fresh, base);
-    return fresh;
-  });
+  const main = extractMainContent(
+    document,
+    options.depth,
+    flattened,
+    () => {
+      const fresh = parseDocument(markup.html);
+      flattenCodeBlocks(fresh);
+      absolutizeUrls(fresh, base);
+      return fresh;
+    },
+    tuning,
+  );
   return {
     title: main.title ?? title,
     content: options.format === 'text' ? htmlToText(main.root) : htmlToMarkdown(main.root),

@@ -10,7 +10,9 @@ import {
   parseFragment,
   tagOf,
 } from './dom.js';
+import { removeImageCaptions } from './image-captions.js';
 import { EMBED_MARK, embedsToLinks } from './embeds.js';
+import { DEFAULT_TUNING, type ExtractionTuning } from './extraction-tuning.js';
 import { proseLength } from './text-blocks.js';
 import { flattenTable, isLayoutTable, unwrapLayoutTable } from './tables.js';
 
@@ -50,20 +52,21 @@ export function extractMainContent(
   depth: ExtractDepth,
   elementsRemoved: number,
   freshCopy: () => DomDocument,
+  tuning: ExtractionTuning = DEFAULT_TUNING,
 ): MainContent {
   if (hasMoreElements(document.documentElement, READABILITY_MAX_ELEMENTS - elementsRemoved)) {
     // Readability's cost grows faster than the page: a huge page (a changelog, an index) is read the cheap way.
-    const root = fallbackContent(document, depth);
-    applyDepth(root, depth);
+    const root = fallbackContent(document, depth, tuning);
+    applyDepth(root, depth, tuning);
     return { root, title: null, publishedTime: null, source: 'fallback' };
   }
   // Readability changes the page it reads, and the fallback needs the page as it was: a fresh copy, only then.
-  const readable = runReadability(document, depth);
+  const readable = runReadability(document, depth, tuning);
   const readableLength = readable ? textLength(readable.root) : 0;
   let chosen: MainContent | null = readable && readableLength >= READABILITY_CHAR_THRESHOLD ? readable : null;
   if (!chosen) {
     // Readability found nothing, or only its least bad short attempt: the body without furniture, if it says more.
-    const fallback = fallbackContent(freshCopy(), depth);
+    const fallback = fallbackContent(freshCopy(), depth, tuning);
     chosen =
       readable && !fallbackSaysMore(fallback, readableLength)
         ? readable
@@ -74,7 +77,7 @@ export function extractMainContent(
             source: 'fallback',
           };
   }
-  applyDepth(chosen.root, depth);
+  applyDepth(chosen.root, depth, tuning);
   return chosen;
 }
 
@@ -103,9 +106,9 @@ function fallbackSaysMore(fallback: DomElement, readableLength: number): boolean
   return proseLength(fallback) - readableLength >= added / 2;
 }
 
-function runReadability(document: DomDocument, depth: ExtractDepth): MainContent | null {
+function runReadability(document: DomDocument, depth: ExtractDepth, tuning: ExtractionTuning): MainContent | null {
   if (!document.body) return null;
-  removeBoilerplate(document.body);
+  removeBoilerplate(document.body, tuning);
   if (depth === 'advanced') embedsToLinks(document, document.body);
   let article: ReturnType<Readability<DomElement>['parse']>;
   try {
@@ -126,18 +129,14 @@ function runReadability(document: DomDocument, depth: ExtractDepth): MainContent
 }
 
 /** The body without page furniture and boilerplate: the content of a page too short for Readability. */
-function fallbackContent(document: DomDocument, depth: ExtractDepth): DomElement {
+function fallbackContent(document: DomDocument, depth: ExtractDepth, tuning: ExtractionTuning): DomElement {
   const body = document.body ?? parseFragment('');
   for (const element of [...body.querySelectorAll(`${NEVER_CONTENT}, ${PAGE_FURNITURE}`)]) element.remove();
-  removeBoilerplate(body);
+  removeBoilerplate(body, tuning);
   if (depth === 'advanced') embedsToLinks(document, body);
   return body;
 }
 
-/** Share of a block's text in links above which it is a list of links (related stories, "read more"), not prose. */
-const LINK_BLOCK_DENSITY = 0.7;
-/** The same for a single paragraph or list item: a whole linked headline ("READ MORE: ..."). */
-const LINK_PARAGRAPH_DENSITY = 0.8;
 /** Link blocks stay when removing them would leave under this much text, and less than this share of theirs. */
 const LINK_HUB_MIN_TEXT = 200;
 const LINK_HUB_SHARE = 0.25;
@@ -158,7 +157,7 @@ interface LinkStats {
  * wrapper is weighed); lengths are of whitespace-collapsed text. A page whose content is its links (a table of
  * contents, a site index) would be left with nothing: then the links are the content, and stay.
  */
-function removeLinkBlocks(root: DomElement): void {
+function removeLinkBlocks(root: DomElement, tuning: ExtractionTuning): void {
   const blocks: DomElement[] = [];
   const visit = (node: DomNode, inLink: boolean): LinkStats => {
     if (node.nodeType === TEXT_NODE) {
@@ -180,7 +179,7 @@ function removeLinkBlocks(root: DomElement): void {
     if (node.hasAttribute(EMBED_MARK)) stats.embed = true;
     if (node === root || stats.embed || !LINK_BLOCKS.has(tag) || stats.links === 0 || stats.length === 0) return stats;
     const single = tag === 'p' || tag === 'li';
-    const threshold = single ? LINK_PARAGRAPH_DENSITY : LINK_BLOCK_DENSITY;
+    const threshold = single ? tuning.linkParagraphDensity : tuning.linkBlockDensity;
     if ((stats.links >= 2 || single) && stats.linkLength / stats.length >= threshold) {
       blocks.push(node);
       return { length: 0, linkLength: 0, links: 0, embed: false };
@@ -194,8 +193,9 @@ function removeLinkBlocks(root: DomElement): void {
   for (const block of blocks) block.remove();
 }
 
-function applyDepth(root: DomElement, depth: ExtractDepth): void {
-  removeLinkBlocks(root);
+function applyDepth(root: DomElement, depth: ExtractDepth, tuning: ExtractionTuning): void {
+  removeLinkBlocks(root, tuning);
+  if (depth === 'basic' && tuning.imageCaptionMaxLength > 0) removeImageCaptions(root, tuning.imageCaptionMaxLength);
   for (const element of [
     ...root.querySelectorAll('script, style, noscript, template, button, input, select, textarea'),
   ])
