@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
+import type { BackendPriority } from '../../database/backend-priority.js';
 import { Database } from '../../database/database.js';
 import { documentImages } from '../index/document-images.js';
 import { domainPatternsToRegexes } from '../index/domain-patterns.js';
@@ -52,15 +53,23 @@ export class LocalIndexProvider implements SearchProvider, OnModuleDestroy {
   readonly name = 'local';
   readonly index: LocalIndex;
 
+  private readonly priority: BackendPriority;
+
   constructor(db: Database, @Inject(APP_CONFIG) config: Pick<AppConfig, 'mode'>) {
-    this.index = new LocalIndex(db, { ...DEFAULT_TUNING, preparedStatements: config.mode === 'services' });
+    this.priority = db.priority;
+    this.index = new LocalIndex(db, { ...DEFAULT_TUNING, preparedStatements: config.mode === 'services' }, db.priority);
   }
 
   async onModuleDestroy(): Promise<void> {
     await this.index.close();
   }
 
-  async search(request: ProviderSearchRequest): Promise<SearchHit[]> {
+  /** A search goes ahead of background work on embedded mode's one backend (BackendPriority). */
+  search(request: ProviderSearchRequest): Promise<SearchHit[]> {
+    return this.priority.foreground(() => this.searchIndex(request));
+  }
+
+  private async searchIndex(request: ProviderSearchRequest): Promise<SearchHit[]> {
     if (request.maxResults <= 0) return [];
     const analysis = await this.index.analyze(request.query);
     const advanced = request.depth === 'advanced';
