@@ -47,6 +47,8 @@ export interface FirstPass {
   readonly crawlPages: number;
   readonly crawlWriteP50: number;
   readonly crawlWriteMax: number;
+  /** The slowest queries: their place in the pass (0: the first after the start) and time. */
+  readonly slowest: readonly { readonly query: number; readonly ms: number }[];
   /** Translations learned during the pass. */
   readonly learned: number;
   readonly indexMs: number;
@@ -117,6 +119,7 @@ export async function measureFirstPass(
 
     opened = await database.open(); // the fresh server
     const provider = new LocalIndexProvider(opened.db, { mode });
+    await provider.onApplicationBootstrap(); // as the server does before it listens
     const crawl = new SimulatedCrawl(new DocumentIndexWriter(opened.db), beir);
     try {
       const times: number[] = [];
@@ -129,6 +132,10 @@ export async function measureFirstPass(
       await crawl.stop();
       const learned = provider.index.translations.learned;
       await provider.index.close();
+      const slowest = times
+        .map((ms, query) => ({ query, ms: Math.round(ms) }))
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 5);
       times.sort((a, b) => a - b);
       const writes = [...crawl.writeMs].sort((a, b) => a - b);
       return {
@@ -142,6 +149,7 @@ export async function measureFirstPass(
         crawlPages: crawl.written,
         crawlWriteP50: percentile(writes, 50),
         crawlWriteMax: writes.at(-1) ?? NaN,
+        slowest,
         learned,
         indexMs,
       };

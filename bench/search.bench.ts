@@ -315,6 +315,9 @@ async function firstPasses(beir: BeirDataset): Promise<FirstPass[]> {
         `${(p.indexMs / 1000).toFixed(1).padStart(10)} |`,
     );
   }
+  for (const p of passes) {
+    out(`${p.mode}: slowest queries (place in the pass: ms) ${p.slowest.map((s) => `${s.query}: ${s.ms}`).join(', ')}`);
+  }
   return passes;
 }
 

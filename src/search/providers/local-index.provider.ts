@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import type { BackendPriority } from '../../database/backend-priority.js';
 import { Database } from '../../database/database.js';
@@ -23,6 +23,7 @@ import {
   scorePassages,
 } from '../text/passages.js';
 import { proseSentences } from '../text/sentences.js';
+import { warmUpLocalIndex } from './local-index-warm-up.js';
 import type { ProviderSearchRequest, SearchHit, SearchProvider } from './search-provider.port.js';
 
 /** Snippets and passages come from the first this-many characters of a page. */
@@ -49,15 +50,31 @@ interface Candidate {
  * sentence window, or at advanced depth a passage-level rerank with the best passages as content.
  */
 @Injectable()
-export class LocalIndexProvider implements SearchProvider, OnModuleDestroy {
+export class LocalIndexProvider implements SearchProvider, OnApplicationBootstrap, OnModuleDestroy {
   readonly name = 'local';
   readonly index: LocalIndex;
-
   private readonly priority: BackendPriority;
 
-  constructor(db: Database, @Inject(APP_CONFIG) config: Pick<AppConfig, 'mode'>) {
+  constructor(
+    private readonly db: Database,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'mode'>,
+  ) {
     this.priority = db.priority;
     this.index = new LocalIndex(db, { ...DEFAULT_TUNING, preparedStatements: config.mode === 'services' }, db.priority);
+  }
+
+  /** Embedded mode: the first searches of a fresh PGlite are slow; a warm-up pays for them before the server listens. */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.mode !== 'embedded') return;
+    const logger = new Logger('LocalIndexProvider');
+    const started = performance.now();
+    try {
+      const searches = await warmUpLocalIndex(this.db, (request) => this.search(request));
+      const ms = Math.round(performance.now() - started);
+      if (searches > 0) logger.log(`search index warmed up: ${searches} searches in ${ms} ms`);
+    } catch (error) {
+      logger.warn(`search index warm-up failed: ${(error as Error).message}`);
+    }
   }
 
   async onModuleDestroy(): Promise<void> {
