@@ -29,7 +29,7 @@ const ROWS_PER_STATEMENT = 500;
 const SINGLE_BACKEND_STATEMENT_MS = 25;
 const SINGLE_BACKEND_MAX_WAIT_MS = 200;
 /** The first guess of a statement's cost per character of content, before any was measured (ms). */
-const INITIAL_MS_PER_CHAR = 0.005;
+const INITIAL_MS_PER_CHAR = 0.03;
 
 /**
  * One statement per batch whatever its size: the rows travel as one array per column (unnest), so the statement
