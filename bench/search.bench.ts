@@ -17,6 +17,10 @@
  * targets of issue 15 (long queries: p50 < 10 ms and p99 < 50 ms at each depth, advanced at most 2× basic) are printed
  * with met / missed, and the last stdout line is a JSON report for `npm run bench`.
  *
+ * First, the first pass of issue 27 (search-first-pass.ts): the collection's claims, never seen, on a freshly started
+ * server in services and embedded mode while a crawl writes to the index, with its targets (BENCH_SEARCH_PARTS:
+ * `first-pass`, `latency`, or both, the default).
+ *
  * DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test): the benchmark works in a schema of its own and drops
  * it afterwards (BENCH_KEEP=1 keeps it).
  */
