@@ -17,6 +17,10 @@
  * targets of issue 15 (long queries: p50 < 10 ms and p99 < 50 ms at each depth, advanced at most 2× basic) are printed
  * with met / missed, and the last stdout line is a JSON report for `npm run bench`.
  *
+ * First, the first pass of issue 27 (search-first-pass.ts): the collection's claims, never seen, on a freshly started
+ * server in services and embedded mode while a crawl writes to the index, with its targets (BENCH_SEARCH_PARTS:
+ * `first-pass`, `latency`, or both, the default).
+ *
  * DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test): the benchmark works in a schema of its own and drops
  * it afterwards (BENCH_KEEP=1 keeps it).
  */
@@ -33,6 +37,7 @@ import { unfilteredSearchRequest as request } from '../src/search/search-request
 import { mean, ndcgAt } from '../src/search/eval/retrieval-metrics.js';
 import { LocalIndexProvider } from '../src/search/providers/local-index.provider.js';
 import { type BenchReport, type Figure, figuresTable } from './bench-support.js';
+import { FIRST_PASS_CRAWL_RATE, type FirstPass, type FirstPassMode, measureFirstPass } from './search-first-pass.js';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DOCS = Number(process.env.BENCH_DOCS ?? 100_000);
@@ -45,6 +50,13 @@ const LONG_QUERIES = Number(process.env.BENCH_LONG_QUERIES ?? 809);
 const TARGET_P50_MS = 10;
 const TARGET_P99_MS = 50;
 const BEIR_URL_PREFIX = 'https://beir.bench.invalid/doc/';
+/** `first-pass` (issue 27) and `latency` (the 100,000-document measurements); both by default. */
+const PARTS = (process.env.BENCH_SEARCH_PARTS ?? 'first-pass,latency').split(',');
+const FIRST_PASS_MODES = (process.env.BENCH_FIRST_PASS_MODES ?? 'services,embedded').split(',') as FirstPassMode[];
+const FIRST_PASS_QUERIES = Number(process.env.BENCH_FIRST_PASS_QUERIES ?? 300);
+/** Issue 27's targets for the embedded first pass: p50 at most this many times services mode's, p99 under this. */
+const FIRST_PASS_P50_RATIO = 1.5;
+const FIRST_PASS_P99_MS = 100;
 
 function beirDir(): string | null {
   const candidates = process.env.BENCH_BEIR_DIR
@@ -257,16 +269,107 @@ async function measure(
   };
 }
 
+const out = (line = '') => process.stdout.write(`${line}\n`);
+
 async function main(): Promise<void> {
+  const dir = beirDir();
+  const beir = dir ? await readBeirDataset(dir) : null;
+  const figures: Figure[] = [];
+  const details: Record<string, unknown> = {};
+  if (PARTS.includes('first-pass')) {
+    if (beir) {
+      const passes = await firstPasses(beir);
+      figures.push(...firstPassFigures(passes));
+      details.firstPass = passes;
+    } else out('first pass (issue 27): not measured, no BEIR collection (BENCH_BEIR_DIR)');
+  }
+  if (PARTS.includes('latency')) await latency(dir, beir, figures, details);
+  out();
+  out(figuresTable(figures));
+  out(JSON.stringify({ bench: 'search', figures, details } satisfies BenchReport));
+}
+
+/** The first pass in each mode (BENCH_FIRST_PASS_MODES), one after the other. */
+async function firstPasses(beir: BeirDataset): Promise<FirstPass[]> {
+  const claims = beir.queries.slice(0, FIRST_PASS_QUERIES).map((q) => q.text);
+  const passes: FirstPass[] = [];
+  for (const mode of FIRST_PASS_MODES) {
+    process.stderr.write(
+      `  first pass, ${mode} mode: indexing ${beir.corpus.length} documents, then ${claims.length} claims\n`,
+    );
+    passes.push(await measureFirstPass(mode, beir, claims, DATABASE_URL));
+  }
+  out();
+  out(
+    `first pass (issue 27): ${claims.length} claims never seen, basic, provider time, on a fresh server over ` +
+      `${beir.corpus.length.toLocaleString('en')} documents, while a crawl writes ${FIRST_PASS_CRAWL_RATE} pages/s`,
+  );
+  out();
+  out(
+    '| mode     | p50 ms | p90 ms | p99 ms | max ms | mean ms | crawl pages written | crawl write p50 / max ms | translations learned | indexing s |',
+  );
+  out(
+    '|----------|--------|--------|--------|--------|---------|---------------------|--------------------------|----------------------|------------|',
+  );
+  for (const p of passes) {
+    out(
+      `| ${p.mode.padEnd(8)} | ${p.p50.toFixed(1).padStart(6)} | ${p.p90.toFixed(1).padStart(6)} | ${p.p99.toFixed(1).padStart(6)} | ` +
+        `${p.max.toFixed(1).padStart(6)} | ${p.mean.toFixed(1).padStart(7)} | ${String(p.crawlPages).padStart(19)} | ` +
+        `${`${p.crawlWriteP50.toFixed(0)} / ${p.crawlWriteMax.toFixed(0)}`.padStart(24)} | ${String(p.learned).padStart(20)} | ` +
+        `${(p.indexMs / 1000).toFixed(1).padStart(10)} |`,
+    );
+  }
+  for (const p of passes) {
+    out(`${p.mode}: slowest queries (place in the pass: ms) ${p.slowest.map((s) => `${s.query}: ${s.ms}`).join(', ')}`);
+  }
+  return passes;
+}
+
+function firstPassFigures(passes: readonly FirstPass[]): Figure[] {
+  const bench = 'search';
+  const figures: Figure[] = [];
+  const services = passes.find((p) => p.mode === 'services');
+  const embedded = passes.find((p) => p.mode === 'embedded');
+  for (const p of passes) {
+    figures.push({ bench, measure: `first pass, ${p.mode}: p50`, value: p.p50, unit: 'ms' });
+  }
+  if (embedded && services) {
+    const ratio = embedded.p50 / services.p50;
+    figures.push({
+      bench,
+      measure: 'first pass p50, embedded / services',
+      value: embedded.p50,
+      unit: 'ms',
+      baseline: { label: 'services', value: services.p50 },
+      ratio,
+      target: `≤ ${FIRST_PASS_P50_RATIO}×`,
+      met: ratio <= FIRST_PASS_P50_RATIO,
+    });
+  }
+  for (const p of passes) {
+    figures.push({
+      bench,
+      measure: `first pass, ${p.mode}: p99`,
+      value: p.p99,
+      unit: 'ms',
+      ...(p.mode === 'embedded' ? { target: `< ${FIRST_PASS_P99_MS} ms`, met: p.p99 < FIRST_PASS_P99_MS } : {}),
+    });
+  }
+  return figures;
+}
+
+async function latency(
+  dir: string | null,
+  beir: BeirDataset | null,
+  figures: Figure[],
+  details: Record<string, unknown>,
+): Promise<void> {
   const schema = `bench_search_${process.pid}`;
   const db = Database.connect(DATABASE_URL, schema, 4);
-  const out = (line = '') => process.stdout.write(`${line}\n`);
   try {
     await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
     await migrate(db.pool, schema, ['store']);
     const version = (await db.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v;
-    const dir = beirDir();
-    const beir = dir ? await readBeirDataset(dir) : null;
     const longQueries = beir ? beir.queries.slice(0, LONG_QUERIES) : [];
     out(
       `search benchmark: ${DOCS.toLocaleString('en')} documents, ${QUERIES} short queries, PostgreSQL ${version}` +
@@ -373,7 +476,7 @@ async function main(): Promise<void> {
 
     const bench = 'search';
     const over = `over ${total.toLocaleString('en')} docs`;
-    const figures: Figure[] = [{ bench, measure: 'indexing', value: docsPerSecond, unit: 'docs/s' }];
+    figures.push({ bench, measure: 'indexing', value: docsPerSecond, unit: 'docs/s' });
     const row = (depth: string, set: string) => rows.find(([d, s]) => d === depth && s === set)?.[3];
     for (const depth of ['basic', 'advanced']) {
       const all = row(depth, 'all')!;
@@ -415,15 +518,8 @@ async function main(): Promise<void> {
     } else {
       out('long-query targets (issue 15): not measured, no BEIR collection');
     }
-    out();
-    out(figuresTable(figures));
-    out(
-      JSON.stringify({
-        bench,
-        figures,
-        details: { docs: total, latencies: rows.map(([depth, set, n, m]) => ({ depth, set, queries: n, ...m })) },
-      } satisfies BenchReport),
-    );
+    details.docs = total;
+    details.latencies = rows.map(([depth, set, n, m]) => ({ depth, set, queries: n, ...m }));
   } finally {
     if (!process.env.BENCH_KEEP) await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`).catch(() => {});
     await db.close();

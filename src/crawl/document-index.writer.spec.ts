@@ -1,3 +1,5 @@
+import { BackendPriority } from '../database/backend-priority.js';
+import { Database } from '../database/database.js';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
 import { DocumentIndexWriter, contentHash } from './document-index.writer.js';
 
@@ -49,6 +51,25 @@ describe('DocumentIndexWriter', () => {
     expect(await writer.upsert([...docs, broken])).toBe(3);
     const { rows } = await database.db.query(`SELECT content FROM documents WHERE url LIKE '%nul-%' ORDER BY url`);
     expect(rows.map((r) => r.content)).toEqual(['text 0', 'text 1', 'text 2']);
+  });
+
+  test('on one backend (embedded) a batch is cut into short statements, and every row is written', async () => {
+    const { pool, schema, connectionString } = database.db;
+    const singleBackend = new Database(pool, schema, connectionString, new BackendPriority(true));
+    const statements: number[] = [];
+    const query = singleBackend.query.bind(singleBackend);
+    singleBackend.query = ((text: string, values?: unknown[][]) => {
+      if (text.includes('INSERT INTO documents')) statements.push(values![0]!.length);
+      return query(text, values);
+    }) as typeof singleBackend.query;
+    const docs = Array.from({ length: 40 }, (_, i) => page(`https://e.test/long-${i}`, `word${i} `.repeat(2_000)));
+    expect(await new DocumentIndexWriter(singleBackend).upsert(docs)).toBe(40);
+    expect(statements.length).toBeGreaterThan(1);
+    expect(statements.reduce((sum, rows) => sum + rows, 0)).toBe(40);
+    const { rows } = await database.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM documents WHERE url LIKE '%/long-%'`,
+    );
+    expect(rows[0]?.n).toBe(40);
   });
 
   test('fromPage: the canonical URL, and a published date only when it parses', () => {

@@ -21,6 +21,15 @@ export interface IndexedDocument {
 
 /** Rows per INSERT: the statistics triggers run once per statement, so once per this many documents. */
 const ROWS_PER_STATEMENT = 500;
+/**
+ * On one backend (embedded mode) a search that arrives during a write waits for the statement: statements are cut to
+ * take about this long (by the time per character of content the last ones took), and each waits for a moment
+ * without searches, at most SINGLE_BACKEND_MAX_WAIT_MS (the index must still grow under a steady search load).
+ */
+const SINGLE_BACKEND_STATEMENT_MS = 25;
+const SINGLE_BACKEND_MAX_WAIT_MS = 200;
+/** The first guess of a statement's cost per character of content, before any was measured (ms). */
+const INITIAL_MS_PER_CHAR = 0.03;
 
 /**
  * One statement per batch whatever its size: the rows travel as one array per column (unnest), so the statement
@@ -43,6 +52,9 @@ ON CONFLICT (url) DO UPDATE SET
  */
 @Injectable()
 export class DocumentIndexWriter {
+  /** Embedded mode: a moving average of what a statement costs per character of content (ms). */
+  private msPerChar = INITIAL_MS_PER_CHAR;
+
   constructor(private readonly db: Database) {}
 
   static fromPage(page: ExtractedPage, fetchedAt = new Date()): IndexedDocument | null {
@@ -69,8 +81,9 @@ export class DocumentIndexWriter {
   async upsert(documents: readonly IndexedDocument[]): Promise<number> {
     const unique = [...new Map(documents.map((doc) => [doc.url, doc])).values()];
     let written = 0;
-    for (let i = 0; i < unique.length; i += ROWS_PER_STATEMENT) {
-      const batch = unique.slice(i, i + ROWS_PER_STATEMENT);
+    for (let i = 0; i < unique.length;) {
+      const batch = unique.slice(i, i + this.statementRows(unique, i));
+      i += batch.length;
       try {
         written += await this.write(batch);
       } catch (error) {
@@ -79,6 +92,18 @@ export class DocumentIndexWriter {
       }
     }
     return written;
+  }
+
+  /** How many of the documents from `start` on the next statement takes. */
+  private statementRows(documents: readonly IndexedDocument[], start: number): number {
+    if (!this.db.priority.singleBackend) return ROWS_PER_STATEMENT;
+    const budget = SINGLE_BACKEND_STATEMENT_MS / this.msPerChar;
+    let rows = 0;
+    for (let chars = 0; start + rows < documents.length && rows < ROWS_PER_STATEMENT; rows++) {
+      chars += documents[start + rows]!.content.length;
+      if (rows > 0 && chars > budget) break;
+    }
+    return Math.max(1, rows);
   }
 
   private async write(batch: readonly IndexedDocument[]): Promise<number> {
@@ -99,7 +124,16 @@ export class DocumentIndexWriter {
         linkListShare(doc.content),
       ].forEach((value, column) => columns[column]!.push(value));
     }
-    await this.db.query(UPSERT_SQL, columns);
+    if (!this.db.priority.singleBackend) {
+      await this.db.query(UPSERT_SQL, columns);
+      return batch.length;
+    }
+    await this.db.priority.background(async () => {
+      const started = performance.now();
+      await this.db.query(UPSERT_SQL, columns);
+      const chars = batch.reduce((sum, doc) => sum + doc.content.length, 0);
+      this.msPerChar = 0.7 * this.msPerChar + (0.3 * (performance.now() - started)) / Math.max(chars, 1000);
+    }, SINGLE_BACKEND_MAX_WAIT_MS);
     return batch.length;
   }
 }

@@ -41,6 +41,7 @@ const EMBEDDED_VACUUM = Symbol('EMBEDDED_VACUUM');
         return Database.connect(url, config.databaseSchema, config.databasePoolSize, {
           connectMs: config.databaseConnectTimeoutMs,
           queryMs: config.databaseQueryTimeoutMs,
+          singleBackend: embedded !== null,
         });
       },
     },

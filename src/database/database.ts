@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { BackendPriority } from './backend-priority.js';
 
 /** Anything that runs a parameterized query: the pool wrapper, a pooled client inside a transaction. */
 export interface Queryable {
@@ -13,18 +14,21 @@ export class Database {
     readonly pool: pg.Pool,
     readonly schema: string,
     readonly connectionString: string,
+    /** Searches first, background work in the gaps, where the server runs one statement at a time (embedded). */
+    readonly priority = new BackendPriority(false),
   ) {}
 
   /**
    * `timeouts` bound every wait on PostgreSQL, so that a server that is gone or stops answering fails requests
    * instead of holding them: getting a connection (a free one from the pool, or a new one) and each statement's
-   * answer. Without them a wait can last as long as the TCP connection, i.e. forever.
+   * answer. Without them a wait can last as long as the TCP connection, i.e. forever. `singleBackend`: the server runs
+   * one statement at a time (embedded mode's PGlite), see BackendPriority.
    */
   static connect(
     connectionString: string,
     schema: string,
     poolSize: number,
-    timeouts: { connectMs?: number; queryMs?: number } = {},
+    timeouts: { connectMs?: number; queryMs?: number; singleBackend?: boolean } = {},
   ): Database {
     const pool = new pg.Pool({
       connectionString,
@@ -45,7 +49,7 @@ export class Database {
       // release): without a listener that event would be an uncaught exception, and the process would exit.
       client.on('error', () => {});
     });
-    return new Database(pool, schema, connectionString);
+    return new Database(pool, schema, connectionString, new BackendPriority(timeouts.singleBackend ?? false));
   }
 
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;

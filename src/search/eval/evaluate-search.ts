@@ -141,7 +141,9 @@ export async function runEvaluation(
   const schema = databaseUrl ? `eval_search_${process.pid}_${Date.now()}` : 'public';
   const dataDir = databaseUrl ? null : await mkdtemp(path.join(tmpdir(), 'eval-search-'));
   const embedded = dataDir ? await EmbeddedPostgres.start(dataDir, 0, 8) : null;
-  const db = Database.connect(embedded?.connectionString ?? databaseUrl!, schema, 4);
+  const db = Database.connect(embedded?.connectionString ?? databaseUrl!, schema, 4, {
+    singleBackend: embedded !== null,
+  });
   try {
     await migrate(db.pool, schema, ['store']);
     const indexMs = await indexCorpus(db, dataset);

@@ -16,6 +16,7 @@ import {
   rankSql,
 } from './ranking-sql.js';
 import { WordLexemes } from './word-lexemes.js';
+import type { BackendPriority } from '../../database/backend-priority.js';
 import { TermTranslations, type Translation, chooseTranslations } from './term-translations.js';
 
 /** A query as the index analysed it. */
@@ -173,9 +174,10 @@ export class LocalIndex {
   constructor(
     private readonly sql: Sql,
     private readonly tuning: LocalIndexTuning = DEFAULT_TUNING,
+    priority?: BackendPriority,
   ) {
     this.wordLexemes = new WordLexemes(sql);
-    this.translations = new TermTranslations(sql);
+    this.translations = new TermTranslations(sql, priority);
   }
 
   /** Stops learning translations (before the database closes). */

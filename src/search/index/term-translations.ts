@@ -1,19 +1,25 @@
 import { Logger } from '@nestjs/common';
+import { BackendPriority } from '../../database/backend-priority.js';
 import type { Queryable } from '../../database/database.js';
 import { TRANSLATION } from './bm25.js';
 
 const COMPUTE_TRANSLATIONS_SQL = 'SELECT search_translations_compute($1::text[], $2::int, $3::int, $4::float8)';
 
-/** Terms learned per statement: a statement holds a connection (embedded: the one backend) for 20–80 ms. */
+/**
+ * Terms learned per statement: a statement holds a connection for 20–80 ms. On one backend (embedded) a term at a
+ * time, since a search that arrives meanwhile waits for the statement.
+ */
 export const LEARN_BATCH = 2;
+const LEARN_BATCH_SINGLE_BACKEND = 1;
 /** Terms waiting beyond this are dropped (they are asked for again by the next query that uses them). */
 const MAX_PENDING = 10_000;
 
 /**
  * Learns term translations (migration 025) off the query path: a query's analysis names the terms that have none yet
  * or whose corpus has changed size, and they are computed in the background, one small batch at a time, so that a
- * query never waits for them; the next queries with those terms use them. Every node may learn the same term: the
- * last write wins, and both computed the same thing.
+ * query never waits for them; the next queries with those terms use them. On one backend (embedded mode) a batch
+ * waits for a moment without searches (BackendPriority): learning never queues ahead of a search. Every node may learn
+ * the same term: the last write wins, and both computed the same thing.
  */
 export class TermTranslations {
   private readonly logger = new Logger('TermTranslations');
@@ -27,7 +33,10 @@ export class TermTranslations {
   /** Batches that failed (logged; their terms are asked for again by later queries). */
   failed = 0;
 
-  constructor(private readonly sql: Queryable) {}
+  constructor(
+    private readonly sql: Queryable,
+    private readonly priority = new BackendPriority(false),
+  ) {}
 
   /** Queues terms to learn; returns at once. */
   request(lexemes: Iterable<string>): void {
@@ -61,11 +70,12 @@ export class TermTranslations {
 
   private async drain(): Promise<void> {
     while (this.pending.size > 0 && !this.closed) {
-      const batch = [...this.pending].slice(0, LEARN_BATCH).sort();
+      const size = this.priority.singleBackend ? LEARN_BATCH_SINGLE_BACKEND : LEARN_BATCH;
+      const batch = [...this.pending].slice(0, size).sort();
       for (const lexeme of batch) this.pending.delete(lexeme);
       this.inFlight = batch;
       try {
-        await learnTranslations(this.sql, batch);
+        await this.priority.background(() => learnTranslations(this.sql, batch));
         this.learned += batch.length;
       } catch (error) {
         // Search works without translations; the terms are asked for again by a later query.

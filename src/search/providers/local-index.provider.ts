@@ -1,5 +1,6 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
+import type { BackendPriority } from '../../database/backend-priority.js';
 import { Database } from '../../database/database.js';
 import { documentImages } from '../index/document-images.js';
 import { domainPatternsToRegexes } from '../index/domain-patterns.js';
@@ -22,6 +23,7 @@ import {
   scorePassages,
 } from '../text/passages.js';
 import { proseSentences } from '../text/sentences.js';
+import { warmUpLocalIndex } from './local-index-warm-up.js';
 import type { ProviderSearchRequest, SearchHit, SearchProvider } from './search-provider.port.js';
 
 /** Snippets and passages come from the first this-many characters of a page. */
@@ -48,19 +50,43 @@ interface Candidate {
  * sentence window, or at advanced depth a passage-level rerank with the best passages as content.
  */
 @Injectable()
-export class LocalIndexProvider implements SearchProvider, OnModuleDestroy {
+export class LocalIndexProvider implements SearchProvider, OnApplicationBootstrap, OnModuleDestroy {
   readonly name = 'local';
   readonly index: LocalIndex;
+  private readonly priority: BackendPriority;
 
-  constructor(db: Database, @Inject(APP_CONFIG) config: Pick<AppConfig, 'mode'>) {
-    this.index = new LocalIndex(db, { ...DEFAULT_TUNING, preparedStatements: config.mode === 'services' });
+  constructor(
+    private readonly db: Database,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'mode'>,
+  ) {
+    this.priority = db.priority;
+    this.index = new LocalIndex(db, { ...DEFAULT_TUNING, preparedStatements: config.mode === 'services' }, db.priority);
+  }
+
+  /** Embedded mode: the first searches of a fresh PGlite are slow; a warm-up pays for them before the server listens. */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.mode !== 'embedded') return;
+    const logger = new Logger('LocalIndexProvider');
+    const started = performance.now();
+    try {
+      const searches = await warmUpLocalIndex(this.db, (request) => this.search(request));
+      const ms = Math.round(performance.now() - started);
+      if (searches > 0) logger.log(`search index warmed up: ${searches} searches in ${ms} ms`);
+    } catch (error) {
+      logger.warn(`search index warm-up failed: ${(error as Error).message}`);
+    }
   }
 
   async onModuleDestroy(): Promise<void> {
     await this.index.close();
   }
 
-  async search(request: ProviderSearchRequest): Promise<SearchHit[]> {
+  /** A search goes ahead of background work on embedded mode's one backend (BackendPriority). */
+  search(request: ProviderSearchRequest): Promise<SearchHit[]> {
+    return this.priority.foreground(() => this.searchIndex(request));
+  }
+
+  private async searchIndex(request: ProviderSearchRequest): Promise<SearchHit[]> {
     if (request.maxResults <= 0) return [];
     const analysis = await this.index.analyze(request.query);
     const advanced = request.depth === 'advanced';
