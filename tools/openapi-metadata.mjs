@@ -52,6 +52,25 @@ if (process.argv.includes('--force') || outputTime <= newestSource(path.join(roo
   const before = readFileSync(output, 'utf8');
   const require = createRequire(import.meta.url);
   const { PluginMetadataGenerator } = require('@nestjs/cli/lib/compiler/plugins/plugin-metadata-generator');
+  // The generator lists the DTO files in the order the program meets them, and the program imports this file: a run
+  // from another file's order can write another order. Generated again until it writes what it read (its fixed
+  // point, at most a few runs), the committed file is what a run on it gives.
+  for (let run = 0, read = before; run < 4; run++) {
+    generate(PluginMetadataGenerator);
+    const now = readFileSync(output, 'utf8');
+    if (now === read) break;
+    read = now;
+  }
+  const written = readFileSync(output, 'utf8');
+  if (written !== before && enumOrderFree(written) === enumOrderFree(before)) {
+    writeFileSync(output, before);
+    console.log(`openapi metadata: ${path.relative(root, output)} is current`);
+  } else {
+    console.log(`openapi metadata: wrote ${path.relative(root, output)}`);
+  }
+}
+
+function generate(PluginMetadataGenerator) {
   new PluginMetadataGenerator().generate({
     visitors: [
       new ReadonlyVisitor({
@@ -67,11 +86,4 @@ if (process.argv.includes('--force') || outputTime <= newestSource(path.join(roo
     tsconfigPath: 'tsconfig.build.json',
     printDiagnostics: false,
   });
-  const written = readFileSync(output, 'utf8');
-  if (written !== before && enumOrderFree(written) === enumOrderFree(before)) {
-    writeFileSync(output, before);
-    console.log(`openapi metadata: ${path.relative(root, output)} is current`);
-  } else {
-    console.log(`openapi metadata: wrote ${path.relative(root, output)}`);
-  }
 }
