@@ -104,6 +104,20 @@ const CASES: Record<string, Case> = {
       { path: orgPath(a, `/ledger?key_id=${b.keyId}`), headers: { accept: 'text/csv' }, status: 200 },
     ],
   },
+  'GET /orgs/{org_id}/requests': {
+    inOtherOrg: (b) => [
+      { path: orgPath(b, '/requests') },
+      { path: orgPath(b, `/requests?project_id=${b.projectId}&key_id=${b.keyId}`) },
+    ],
+    otherIdsUnderOwnOrg: (b, a) => [
+      { path: orgPath(a, `/requests?project_id=${b.projectId}`), status: 200 },
+      { path: orgPath(a, `/requests?key_id=${b.keyId}`), status: 200 },
+    ],
+  },
+  'GET /orgs/{org_id}/feedback': {
+    inOtherOrg: (b) => [{ path: orgPath(b, '/feedback') }],
+    otherIdsUnderOwnOrg: (_b, a) => [{ path: orgPath(a, '/feedback'), status: 200 }],
+  },
 };
 
 const thisMonth = () => new Date().toISOString().slice(0, 7);
@@ -365,6 +379,7 @@ describe('security: cross-organization access and credential confusion', () => {
           'POST /search/{vertical}',
           'POST /research',
           'GET /research/{request_id}',
+          'POST /feedback',
         ].sort(),
       );
       const bodies: Record<string, unknown> = {
@@ -374,6 +389,7 @@ describe('security: cross-organization access and credential confusion', () => {
         'POST /map': { url: 'https://example.com/' },
         'POST /crawl': { url: 'https://example.com/' },
         'POST /research': { input: 'x' },
+        'POST /feedback': { request_id: 'x', used_ids: [] },
         'POST /mcp': {
           jsonrpc: '2.0',
           id: 1,
