@@ -395,6 +395,37 @@ export const researchBody = (_ctx: FuzzContext, bias: Bias) =>
     bias,
   );
 
+/** POST /feedback: what `@tavily/core`'s feedback() sends, ids of results shown or not. */
+export const feedbackBody = (ctx: FuzzContext, bias: Bias) => {
+  const ids = fc.array(
+    fc.oneof(
+      fc.uuid().map((id) => `${id}-0${id.length % 5}`),
+      text(170),
+    ),
+    { maxLength: 4 },
+  );
+  const score = fc.oneof(edgeNumber, text(110));
+  return dtoBody(
+    {
+      request_id: fc.oneof(fc.uuid(), text(170)),
+      session_id: text(170),
+      agent_score: score,
+      human_score: score,
+      comment: text(4100),
+      response_delivered: text(200),
+      used_urls: fc.array(fc.oneof(fc.constantFrom(...ctx.pageUrls), fc.webUrl(), anyString), { maxLength: 4 }),
+      used_ids: ids,
+      used_citations: fc.array(text(50), { maxLength: 3 }),
+      urls_scores: fc.array(fc.record({ id: fc.uuid(), url: fc.webUrl(), agent_score: score }, { requiredKeys: [] }), {
+        maxLength: 3,
+      }),
+      extra_scores: fc.array(fc.record({ label: text(110), value: score }), { maxLength: 3 }),
+    },
+    [],
+    bias,
+  );
+};
+
 export const verticalName = fc.oneof(
   { weight: 10, arbitrary: fc.constantFrom(...VERTICALS) },
   {
@@ -819,7 +850,7 @@ export interface RouteSpec {
   readonly headers?: fc.Arbitrary<[string, string][]>;
 }
 
-const ledgerQuery = ['month', 'project_id', 'key_id', 'operation', 'environment', 'limit', 'cursor'];
+const ledgerQuery = ['month', 'project_id', 'key_id', 'operation', 'environment', 'limit', 'order', 'format', 'cursor'];
 
 export const DOCS_ASSETS = ['init.js', 'swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'index.css'];
 export const DASHBOARD_ASSETS = ['app.js', 'styles.css', 'icon.svg', 'api.js', 'missing.js', 'APP.JS'];
@@ -839,6 +870,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'POST', path: '/map', auth: 'apiKey', metered: true, body: mapBody },
   { method: 'POST', path: '/crawl', auth: 'apiKey', metered: true, body: crawlBody },
   { method: 'GET', path: '/usage', auth: 'apiKey' },
+  { method: 'POST', path: '/feedback', auth: 'apiKey', body: feedbackBody },
   { method: 'POST', path: '/research', auth: 'apiKey', deferred: true, body: researchBody },
   {
     method: 'GET',
@@ -887,6 +919,13 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'DELETE', path: '/orgs/{org_id}/api-keys/{key_id}', auth: 'session', write: 'key-revoke' },
   { method: 'GET', path: '/orgs/{org_id}/usage', auth: 'session', query: ['month'] },
   { method: 'GET', path: '/orgs/{org_id}/ledger', auth: 'session', query: ledgerQuery },
+  {
+    method: 'GET',
+    path: '/orgs/{org_id}/requests',
+    auth: 'session',
+    query: ['status', 'operation', 'key_id', 'project_id', 'environment', 'limit', 'cursor'],
+  },
+  { method: 'GET', path: '/orgs/{org_id}/feedback', auth: 'session', query: ['limit', 'cursor'] },
   { method: 'GET', path: '/healthz', auth: 'none' },
   { method: 'GET', path: '/readyz', auth: 'none' },
   { method: 'GET', path: '/metrics', auth: 'none' },

@@ -116,7 +116,9 @@ export function extractiveAnswer(
     .filter((entry) => entry.fits || (level === 'advanced' && aboutSubject(entry.c)))
     .sort((a, b) => b.score - a.score || a.c.source - b.c.source || a.c.sentence.index - b.c.sentence.index);
   const best = scored.find((entry) => entry.fits);
-  if (!best || best.covered < MIN_COVERAGE) return null;
+  // A question's answer must cover it; keywords ask for no form, and their best sentence is the page's own summary.
+  const minCoverage = form === 'other' ? 0 : MIN_COVERAGE;
+  if (!best || best.covered < minCoverage) return null;
   const limit = ANSWER_LIMITS[level].sentences;
   const floor = best.score * (level === 'basic' ? 0.6 : 0.5);
   const chosen: AnswerCandidate[] = [];
@@ -130,7 +132,7 @@ export function extractiveAnswer(
   add(best.c);
   for (const entry of scored) {
     if (chosen.length >= limit || entry.score < floor) break;
-    if (entry.covered < MIN_COVERAGE || entry === best) continue;
+    if (entry.covered < minCoverage || entry === best) continue;
     if (entry.previous && !chosen.includes(entry.previous)) {
       // A continuation comes with the sentence it continues, or not at all.
       if (chosen.length + 2 > limit || !isAnswerSentence(entry.previous.sentence.text)) continue;
