@@ -57,10 +57,33 @@ export const TEXT_NODE = 3;
 export function parseDocument(html: string): DomDocument {
   // linkedom keeps the document on the window it returns. Markup without any element (an empty body, plain text)
   // gives it no root element at all: such a page is read as the body of an empty document.
-  const document = parsedDocument(html);
-  return document.documentElement
-    ? document
+  const parsed = parsedDocument(html);
+  const document = parsed.documentElement
+    ? parsed
     : parsedDocument(`<!doctype html><html><head></head><body>${html}</body></html>`);
+  capNesting(document);
+  return document;
+}
+
+/**
+ * Browsers stop nesting elements at 512 levels (Blink's HTML parser); linkedom does not, and a page of thousands of
+ * unclosed tags would overflow every walk of the tree and slow extraction to a crawl. An element at that depth keeps
+ * its subtree's text, without the elements. Iterative, and linear: the flattened subtrees are disjoint.
+ */
+export const MAX_NESTING = 512;
+
+function capNesting(document: DomDocument): void {
+  const stack: [DomElement, number][] = [[document.documentElement, 1]];
+  for (let entry = stack.pop(); entry; entry = stack.pop()) {
+    const [element, depth] = entry;
+    for (const child of Array.from(element.children)) {
+      if (depth + 1 < MAX_NESTING) stack.push([child, depth + 1]);
+      else if (child.children.length > 0) {
+        const text = child.textContent;
+        child.textContent = text;
+      }
+    }
+  }
 }
 
 function parsedDocument(html: string): DomDocument {
