@@ -174,6 +174,12 @@ describe('security: cross-organization access and credential confusion', () => {
         (r) => r.body.entries?.length === 1,
         `the ledger of ${t.email}`,
       );
+      // The request log is written in batches after the responses: Bob's view of it is complete before the probes.
+      await eventually(
+        () => call(app.url, 'GET', orgPath(t, '/requests'), { token: t.session }),
+        (r) => r.body.requests?.length === 1,
+        `the request log of ${t.email}`,
+      );
     }
     documented = documentedOperations((await call(app.url, 'GET', '/openapi.json')).body);
     bobMarkers = [
