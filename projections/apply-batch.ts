@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Queryable } from '../src/database/database.js';
 import { quoteIdent } from '../src/database/database.js';
 import { type From, type RecordedEvent, START, comparePositions } from '../src/event-store/event-store.port.js';
-import { checkpointOf, checkpointQuery, storeCheckpointStatement } from './checkpoint-store.js';
+import { checkpointOf, checkpointQuery, isHeld, storeCheckpointStatement } from './checkpoint-store.js';
 import type { Projector } from './projector.js';
 
 /** Applies the events after `checkpoint` and returns the new position; the caller owns the transaction. */
@@ -54,7 +54,9 @@ export async function applyBatch(
     const opened = (await client.query(
       `BEGIN; SET LOCAL search_path TO ${quoteIdent(schema)}; SET LOCAL synchronous_commit TO off; ${checkpointQuery(checkpointName, true)}`,
     )) as unknown as pg.QueryResult[];
-    const checkpoint = checkpointOf(opened.at(-1)!.rows); // the last statement's rows: the checkpoint
+    const rows = opened.at(-1)!.rows; // the last statement's rows: the checkpoint
+    if (isHeld(rows)) throw new ProjectionHeldError(checkpointName);
+    const checkpoint = checkpointOf(rows);
     const position = await applyEvents(client, projectors, checkpoint, events);
     const moved = position !== checkpoint && position !== START;
     const store = moved ? `${storeCheckpointStatement(checkpointName, position)}; ` : '';
@@ -63,5 +65,13 @@ export async function applyBatch(
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;
+  }
+}
+
+/** A rebuild holds the projector off (it is catching up and swapping the read models): apply the batch later. */
+export class ProjectionHeldError extends Error {
+  constructor(checkpointName: string) {
+    super(`projection ${checkpointName} is held by a rebuild`);
+    this.name = 'ProjectionHeldError';
   }
 }

@@ -9,9 +9,12 @@ import {
   START,
   isAtOrAfter,
 } from '../src/event-store/event-store.port.js';
-import { applyBatch } from './apply-batch.js';
+import { ProjectionHeldError, applyBatch } from './apply-batch.js';
 import { loadCheckpoint } from './checkpoint-store.js';
 import type { Projector } from './projector.js';
+
+/** How often a projector held off by a rebuild looks again. */
+const HELD_RETRY_MS = 25;
 
 export interface ProjectionRunnerOptions {
   readonly checkpointName: string;
@@ -110,13 +113,9 @@ export class ProjectionRunner {
         for (;;) {
           const page = await this.store.readAll({ from: position, maxCount: this.options.batchSize ?? 500 });
           if (page.length === 0) break;
-          position = await applyBatch(
-            client,
-            this.db.schema,
-            this.options.checkpointName,
-            this.options.projectors,
-            page,
-          );
+          const applied = await this.applyWhenNotHeld(page, client);
+          if (applied === undefined) break;
+          position = applied;
           events += page.length;
           this.lastKnown = position;
           this.options.onBatch?.(page.length, position);
@@ -152,6 +151,32 @@ export class ProjectionRunner {
         }
         this.progress.once('advanced', done);
       });
+    }
+  }
+
+  /**
+   * Applies a batch (on `lockClient`, or on a connection of its own); while a rebuild holds the projection (its
+   * catch-up and swap), waits and tries again. Undefined when stopped meanwhile.
+   */
+  private async applyWhenNotHeld(
+    events: readonly RecordedEvent[],
+    lockClient?: pg.PoolClient,
+  ): Promise<From | undefined> {
+    for (;;) {
+      const client = lockClient ?? (await this.db.pool.connect());
+      let failed: Error | undefined;
+      try {
+        return await applyBatch(client, this.db.schema, this.options.checkpointName, this.options.projectors, events);
+      } catch (error) {
+        if (!(error instanceof ProjectionHeldError)) {
+          failed = error as Error; // its connection may be lost or still busy: not reused
+          throw error;
+        }
+      } finally {
+        if (!lockClient) client.release(failed);
+      }
+      if (this.stopped) return undefined;
+      await this.pause(HELD_RETRY_MS);
     }
   }
 
@@ -224,22 +249,9 @@ export class ProjectionRunner {
       for await (const batch of subscription) {
         if (this.stopped || !this.leaderClient) return;
         if (batch.events.length > 0) {
-          const client = await this.db.pool.connect();
-          let failed: Error | undefined;
-          try {
-            this.lastKnown = await applyBatch(
-              client,
-              this.db.schema,
-              this.options.checkpointName,
-              this.options.projectors,
-              batch.events,
-            );
-          } catch (error) {
-            failed = error as Error; // its connection may be lost or still busy: not reused
-            throw error;
-          } finally {
-            client.release(failed);
-          }
+          const applied = await this.applyWhenNotHeld(batch.events);
+          if (applied === undefined) return;
+          this.lastKnown = applied;
           this.options.onBatch?.(batch.events.length, this.lastKnown);
           for (const listener of this.eventListeners) listener(batch.events);
         }

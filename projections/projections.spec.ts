@@ -8,6 +8,7 @@ import { type CreditsCharged, chargesStream } from '../src/metering/events/credi
 import { type OrganizationCreated, organizationStream } from '../src/organizations/events/organization.events.js';
 import { planLimits } from '../src/organizations/plans.js';
 import { applyBatch } from './apply-batch.js';
+import { setHold } from './checkpoint-store.js';
 import { ProjectionRunner } from './projection-runner.js';
 import { READ_MODEL_PROJECTORS, READ_MODELS_CHECKPOINT } from './read-models/index.js';
 import { rebuildReadModels } from './rebuild.js';
@@ -189,6 +190,23 @@ describe('read-model projections', () => {
     const charged = await store.readStream(chargesStream(orgId, '2027-01'));
     const totals = await database.db.query(`SELECT credits, requests FROM monthly_totals WHERE month = '2027-01'`);
     expect(totals.rows).toEqual([{ credits: `${(charged.length / 2) * 3}.0000`, requests: String(charged.length) }]);
+  });
+
+  test('a held projector applies nothing until the hold is released or lapses (a rebuild that died holding it)', async () => {
+    const before = await runner.checkpoint();
+    await setHold(database.db, READ_MODELS_CHECKPOINT, 400);
+    const heldAt = Date.now();
+    const appended = await store.appendToStream(
+      chargesStream(orgId, '2027-02'),
+      [charge(1, 'search', '2027-02-01T00:00:00Z')],
+      'any',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    if (Date.now() - heldAt < 350) expect(await runner.checkpoint()).toEqual(before);
+    await runner.waitFor(appended.position, 10_000);
+    expect(Date.now() - heldAt).toBeGreaterThanOrEqual(350);
+    const totals = await database.db.query(`SELECT requests FROM monthly_totals WHERE month = '2027-02'`);
+    expect(totals.rows).toEqual([{ requests: '1' }]);
   });
 
   test('a second runner on the same schema waits as a follower; events still project exactly once', async () => {

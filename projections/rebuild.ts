@@ -3,7 +3,7 @@ import type { Database } from '../src/database/database.js';
 import { quoteIdent } from '../src/database/database.js';
 import { migrate } from '../src/database/migrator.js';
 import { type EventStore, type From, START, comparePositions } from '../src/event-store/event-store.port.js';
-import { loadCheckpoint, storeCheckpoint } from './checkpoint-store.js';
+import { loadCheckpoint, setHold, storeCheckpoint } from './checkpoint-store.js';
 import type { Projector } from './projector.js';
 import { replayInto } from './replay.js';
 
@@ -25,16 +25,23 @@ export async function dropSchema(db: Database, schema: string): Promise<void> {
   await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
 }
 
-/** A live projector that keeps moving past the rebuild this many times in a row makes the rebuild give up. */
-const SWAP_ATTEMPTS = 20;
+/**
+ * How long a rebuild holds the live projector off while it catches up and swaps. It releases the hold itself when
+ * done; the bound is for a rebuild that dies holding it.
+ */
+const HOLD_MS = 60_000;
+/** A swap can only find the live projector ahead when the hold lapsed first (a catch-up longer than HOLD_MS). */
+const SWAP_ATTEMPTS = 5;
 
 /**
- * Rebuilds every read model from the events into a scratch schema, then swaps the result into the live schema in
- * one transaction that holds the live checkpoints (so a running projector neither interleaves nor
- * double-applies). The swap happens only when the scratch schema is at or past the live checkpoint, so the live
- * read models never step back; otherwise the scratch schema catches up again first. Events are never read while
- * the swap transaction is open: against a database that runs one transaction at a time (the embedded mode), a
- * read on another connection would wait for that transaction forever.
+ * Rebuilds every read model from the events into a scratch schema, then swaps the result into the live schema. The
+ * long replay runs beside the live projector; then the live projector is held off (it leaves its batches for later,
+ * see `ProjectionHeldError`), the scratch schema catches up to the end of the store, which is at or past the live
+ * checkpoint, and one transaction that locks the checkpoints swaps the tables, moves the checkpoint and releases the
+ * hold. So the live read models never step back, a running projector neither interleaves nor double-applies, and
+ * the rebuild finishes however fast charges keep arriving. Events are never read while the swap transaction is open:
+ * against a database that runs one transaction at a time (the embedded mode), a read on another connection would
+ * wait for that transaction forever.
  */
 export async function rebuildReadModels(
   db: Database,
@@ -42,18 +49,25 @@ export async function rebuildReadModels(
   options: RebuildOptions,
 ): Promise<{ events: number }> {
   const scratch = await createScratchSchema(db, 'rebuild');
+  let held = false;
   try {
     let replayed = await replayInto(db, store, { schema: scratch, ...options });
     let events = replayed.events;
-    for (let attempt = 1; !(await swapIntoLive(db, scratch, options, replayed.position)); attempt++) {
-      if (attempt === SWAP_ATTEMPTS) {
-        throw new Error(`the live projector stayed ahead of the rebuild ${SWAP_ATTEMPTS} times; run it again`);
-      }
+    for (let attempt = 1; ; attempt++) {
+      await setHold(db, options.checkpointName, HOLD_MS);
+      held = true;
       replayed = await replayInto(db, store, { schema: scratch, ...options, from: replayed.position });
       events += replayed.events;
+      if (await swapIntoLive(db, scratch, options, replayed.position)) {
+        held = false;
+        return { events };
+      }
+      if (attempt === SWAP_ATTEMPTS) {
+        throw new Error(`the live projector was past the rebuild ${SWAP_ATTEMPTS} times; run it again`);
+      }
     }
-    return { events };
   } finally {
+    if (held) await setHold(db, options.checkpointName, null).catch(() => {});
     await dropSchema(db, scratch);
   }
 }
@@ -79,6 +93,7 @@ async function swapIntoLive(db: Database, scratch: string, options: RebuildOptio
       );
     }
     await storeCheckpoint(client, options.checkpointName, position);
+    await setHold(client, options.checkpointName, null);
     await client.query('COMMIT');
     return true;
   } catch (error) {
