@@ -520,6 +520,8 @@ export const createKeyBody = (ctx: FuzzContext, bias: Bias) =>
 
 export const renameKeyBody = (_ctx: FuzzContext, bias: Bias) => dtoBody({ name: name100 }, ['name'], bias);
 
+export const renameProjectBody = (_ctx: FuzzContext, bias: Bias) => dtoBody({ name: name100 }, ['name'], bias);
+
 export const addMemberBody = (ctx: FuzzContext, bias: Bias) =>
   dtoBody(
     {
@@ -825,7 +827,7 @@ const mcpAccept: fc.Arbitrary<[string, string][]> = fc.oneof(
 
 export type RouteAuth = 'apiKey' | 'mcp' | 'session' | 'none';
 /** A control-plane write whose listings must not change when refused. */
-export type WriteKind = 'org' | 'project' | 'key-create' | 'key-rename' | 'key-revoke' | 'member';
+export type WriteKind = 'org' | 'project' | 'project-rename' | 'key-create' | 'key-rename' | 'key-revoke' | 'member';
 
 export interface RouteSpec {
   readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -906,6 +908,13 @@ export const ROUTES: readonly RouteSpec[] = [
     auth: 'session',
     write: 'project',
     body: createProjectBody,
+  },
+  {
+    method: 'PATCH',
+    path: '/orgs/{org_id}/projects/{project_id}',
+    auth: 'session',
+    write: 'project-rename',
+    body: renameProjectBody,
   },
   { method: 'GET', path: '/orgs/{org_id}/api-keys', auth: 'session' },
   { method: 'POST', path: '/orgs/{org_id}/api-keys', auth: 'session', write: 'key-create', body: createKeyBody },
@@ -993,13 +1002,27 @@ const keyIdArb = fc.oneof(
   { weight: 1, arbitrary: junkSegment },
 );
 
+/** A project_id: one of the suite's projects (B's mostly, the others are another organization's), else junk. */
+const projectIdArb = (ctx: FuzzContext, bias: Bias) =>
+  fc.oneof(
+    { weight: bias === 'valid' ? 8 : 3, arbitrary: fc.constant(ctx.projectIds[1]!) },
+    { weight: 2, arbitrary: fc.constantFrom(...ctx.projectIds) },
+    { weight: 1, arbitrary: fc.oneof(fc.uuid(), junkSegment) },
+  );
+
 export function planFor(route: RouteSpec, ctx: FuzzContext, bias: Bias = 'mixed'): fc.Arbitrary<Plan> {
   const valid = bias === 'valid';
   const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!).filter((n) => n !== 'dashboard');
   const params = Object.fromEntries(
     names.map((name) => [
       name,
-      name === 'org_id' ? orgIdArb(ctx, bias) : name === 'key_id' ? keyIdArb : (route.params?.[name] ?? junkSegment),
+      name === 'org_id'
+        ? orgIdArb(ctx, bias)
+        : name === 'key_id'
+          ? keyIdArb
+          : name === 'project_id'
+            ? projectIdArb(ctx, bias)
+            : (route.params?.[name] ?? junkSegment),
     ]),
   );
   const structured = route.body?.(ctx, bias);
