@@ -89,12 +89,16 @@ function flash(message: string, kind: 'ok' | 'error' = 'ok'): void {
   line.className = `flash flash-${kind}`;
 }
 
-/** Swaps the main region's content and moves focus to its heading, as a page load would. */
-function show(page: Node, options: { focus?: boolean } = {}): void {
+/**
+ * Swaps the main region's content and moves focus to its heading, as a page load would. A message flashed before a
+ * navigation waits for the page itself (`interim`: the loading state in between leaves it be).
+ */
+function show(page: Node, options: { focus?: boolean; interim?: boolean } = {}): void {
   const main = document.getElementById('main');
   if (!main) return;
   const line = statusLine();
   main.replaceChildren(line, page);
+  if (options.interim) return;
   if (pending && Date.now() - pending.at < 3000) {
     const { message, kind } = pending;
     // After the page is in place, so that the live region announces it.
@@ -393,7 +397,7 @@ async function render(): Promise<void> {
     show(notFound('There is no such page in the dashboard.'));
     return;
   }
-  show(loading(), { focus: false });
+  show(loading(), { focus: false, interim: true });
   try {
     const node = await build(ctx(org));
     if (ticket === rendering) show(node);
