@@ -7,6 +7,7 @@ import {
   newPage,
   screenshot,
 } from './support/dashboard-browser.js';
+import { RequestLogWriter } from '../src/request-log/request-log.writer.js';
 import { SmtpSink } from './support/smtp-sink.js';
 import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
 
@@ -98,6 +99,126 @@ describeBrowser('the dashboard manages projects and keys', () => {
     await page.getByRole('heading', { name: /^Projects of/ }).waitFor();
     await page.getByText((await projectName(owner.projectId))!, { exact: true }).waitFor();
     expect(await page.getByRole('button', { name: /^Rename / }).count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  /** Waits until a read model (usage, ledger) has caught up with the charges. */
+  async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+    for (const deadline = Date.now() + 15_000; ;) {
+      const value = await read();
+      if (done(value)) return value;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  for (const [device, viewport] of DEVICES) {
+    test(`Key page (${device}): from the list to one key's facts, usage and recent requests; rename and revoke there`, async () => {
+      const name = `Crawler ${device}`;
+      const created = await call(app.url, 'POST', `/orgs/${owner.orgId}/api-keys`, {
+        token: owner.session,
+        body: { name, project_id: owner.projectId, scopes: ['search', 'extract'], depth_limit: 'basic' },
+      });
+      expect(created.status).toBe(201);
+      const key = created.body.key as string;
+      const keyId = created.body.id as string;
+      for (const query of ['alpha', 'beta', 'gamma']) {
+        expect((await call(app.url, 'POST', '/search', { token: key, body: { query } })).status).toBe(200);
+      }
+      const refused = await call(app.url, 'POST', '/search', {
+        token: key,
+        body: { query: 'too deep', search_depth: 'advanced' },
+      });
+      expect(refused.status).toBe(403);
+      const usage = await eventually(
+        async () => (await call(app.url, 'GET', `/orgs/${owner.orgId}/usage`, { token: owner.session })).body,
+        (report) =>
+          report.by_key.some((k: { key_id: string; requests: number }) => k.key_id === keyId && k.requests === 3),
+        'the usage report',
+      );
+      const byKey = usage.by_key.find((k: { key_id: string }) => k.key_id === keyId);
+      await app.app.get(RequestLogWriter).flush();
+      const logged = (
+        await call(app.url, 'GET', `/orgs/${owner.orgId}/requests?key_id=${keyId}`, { token: owner.session })
+      ).body.requests as { request_id: string; summary: string; status: number }[];
+      expect(logged.map((r) => r.status).sort()).toEqual([200, 200, 200, 403]);
+      const listed = (
+        await call(app.url, 'GET', `/orgs/${owner.orgId}/api-keys`, { token: owner.session })
+      ).body.keys.find((k: { id: string }) => k.id === keyId);
+
+      const { context, page, errors } = await signedIn(viewport);
+      await page.goto(`/dashboard/orgs/${owner.orgId}/keys`);
+      await page.getByRole('link', { name, exact: true }).click();
+      await page.getByRole('heading', { name: `API key “${name}”` }).waitFor();
+      expect(new URL(page.url()).pathname).toBe(`/dashboard/orgs/${owner.orgId}/keys/${keyId}`);
+      const facts = Object.fromEntries(
+        await page
+          .locator('#key-facts .fact')
+          .evaluateAll((rows) =>
+            rows.map((row) => [row.querySelector('dt')!.textContent, row.querySelector('dd')!.textContent]),
+          ),
+      ) as Record<string, string>;
+      expect(facts).toMatchObject({
+        Name: `${name}Rename`,
+        Prefix: `${listed.prefix}…`,
+        Environment: 'live',
+        Project: await projectName(owner.projectId),
+        Status: 'active',
+        Scopes: 'search, extract',
+        Depth: 'basic only (advanced is refused)',
+      });
+      expect(facts['Last used']).not.toBe('never');
+      expect(await page.locator('#key-usage [data-figure="credits"]').textContent()).toBe(String(byKey.credits));
+      expect(await page.locator('#key-usage [data-figure="requests"]').textContent()).toBe(String(byKey.requests));
+      const rows = page.locator('table.responsive tbody tr');
+      expect(await rows.count()).toBe(logged.length);
+      expect(await rows.filter({ hasText: 'too deep' }).textContent()).toContain('403');
+      expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+      await screenshot(page, `42-key-page-${device}`);
+
+      // Rename there: the heading and the API follow.
+      await page.getByRole('button', { name: `Rename ${name}` }).click();
+      await page.getByLabel('New name').fill(`${name} (old)`);
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('heading', { name: `API key “${name} (old)”` }).waitFor();
+      await page.getByText(`Key renamed to “${name} (old)”.`).waitFor();
+      const keys = async () =>
+        (await call(app.url, 'GET', `/orgs/${owner.orgId}/api-keys`, { token: owner.session })).body.keys as {
+          id: string;
+          name: string;
+          status: string;
+        }[];
+      expect((await keys()).find((k) => k.id === keyId)?.name).toBe(`${name} (old)`);
+
+      // Revoke there, after the dialog: the key is refused at once, the page says revoked, no more controls.
+      await page.getByRole('button', { name: `Revoke ${name} (old)` }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+      await page.getByText(`Key “${name} (old)” revoked.`).waitFor();
+      await page.locator('#key-facts').getByText('revoked', { exact: true }).waitFor();
+      expect(await page.getByRole('button', { name: /^(Rename|Revoke) / }).count()).toBe(0);
+      expect((await keys()).find((k) => k.id === keyId)?.status).toBe('revoked');
+      expect((await call(app.url, 'POST', '/search', { token: key, body: { query: 'after' } })).status).toBe(401);
+      await screenshot(page, `43-key-revoked-${device}`);
+      expect(errors).toEqual([]);
+      await context.close();
+    }, 60_000);
+  }
+
+  test("Key page: another organization's key, or no key, is not found (and says so)", async () => {
+    const other = await setUpOrganization(app, smtp, 'other@manage.test');
+    const theirs = await call(app.url, 'POST', `/orgs/${other.orgId}/api-keys`, {
+      token: other.session,
+      body: { name: 'Theirs', project_id: other.projectId },
+    });
+    const { context, page, errors } = await signedIn({ width: 1280, height: 900 });
+    for (const keyId of [theirs.body.id as string, 'nope']) {
+      await page.goto(`/dashboard/orgs/${owner.orgId}/keys/${keyId}`);
+      await page.getByRole('heading', { name: 'Key not found' }).waitFor();
+      expect(await page.content()).not.toContain('Theirs');
+    }
+    await page.getByRole('link', { name: '← All API keys' }).click();
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);

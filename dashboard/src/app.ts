@@ -1,6 +1,7 @@
 import { ApiError, type Organization, type User, api } from './api.js';
 import { type Context, base, navLink } from './context.js';
 import { field, h } from './dom.js';
+import { keyPage } from './key-page.js';
 import { keysPage } from './keys-page.js';
 import { ledgerPage } from './ledger-page.js';
 import { membersPage } from './members-page.js';
@@ -353,7 +354,7 @@ async function render(): Promise<void> {
     navigate(orgs[0] ? `/orgs/${orgs[0].id}/usage` : '/orgs', { replace: true });
     return;
   }
-  const match = /^\/orgs\/([^/]+)(?:\/([a-z]+))?$/.exec(path);
+  const match = /^\/orgs\/([^/]+)(?:\/([a-z]+)(?:\/([^/]+))?)?$/.exec(path);
   const ctx = (org: Organization | undefined): Context => ({
     user: user!,
     orgs,
@@ -392,7 +393,9 @@ async function render(): Promise<void> {
     requests: requestsPage,
     members: membersPage,
   };
-  const build = pages[page];
+  // One page shows a single thing of a list: a key (/orgs/{org}/keys/{key_id}).
+  const item = match[3] === undefined ? undefined : decodeURIComponent(match[3]);
+  const build = item === undefined ? pages[page] : page === 'keys' ? (c: Context) => keyPage(c, item) : undefined;
   if (!build) {
     show(notFound('There is no such page in the dashboard.'));
     return;
@@ -438,7 +441,7 @@ function retryButton(): Node {
 // ---- deep links opened while signed out ----------------------------------------------------------------------
 
 const RETURN_TO = 'dashboard-return-to';
-const RETURNABLE = /^\/orgs\/[0-9a-f-]{36}(?:\/[a-z]+)?$/;
+const RETURNABLE = /^\/orgs\/[0-9a-f-]{36}(?:\/[a-z]+(?:\/[0-9a-f-]{36})?)?$/;
 
 /** Remembers where a signed-out visitor was going (the sign-in link may open in another tab: localStorage). */
 function rememberReturn(path: string, search: string): void {

@@ -85,12 +85,13 @@ function renderList(ctx: Context, list: HTMLElement, keys: ApiKey[], projects: P
   );
 }
 
-/** The name, and (for owners and admins) a Rename button that edits it in place. */
+/** The name (a link to the key's page), and for owners and admins a Rename button that edits it in place. */
 function nameCell(ctx: Context, key: ApiKey, reload: (message?: string) => Promise<void>): Node {
   return renameCell({
     name: key.name,
     what: key.name,
     canRename: canManage(ctx.org!),
+    display: (name) => navLink(`/orgs/${ctx.org!.id}/keys/${key.id}`, name, { class: 'key-name' }),
     save: async (name) => {
       await api('PATCH', `/orgs/${ctx.org!.id}/api-keys/${key.id}`, { name });
       await reload(`Key renamed to “${name}”.`);
@@ -98,7 +99,7 @@ function nameCell(ctx: Context, key: ApiKey, reload: (message?: string) => Promi
   });
 }
 
-function confirmRevoke(ctx: Context, key: ApiKey, reload: (message?: string) => Promise<void>): void {
+export function confirmRevoke(ctx: Context, key: ApiKey, reload: (message?: string) => Promise<void>): void {
   const titleId = uid('dialog-title');
   const error = h('p', { class: 'form-error', role: 'alert' });
   const dialog = h(
