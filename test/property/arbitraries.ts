@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { KEY_SCOPES } from '../../src/keys/events/key.events.js';
+import { PLAN_NAMES } from '../../src/organizations/plans.js';
 import { VERTICALS } from '../../src/verticals/verticals.js';
 
 /**
@@ -522,6 +523,17 @@ export const renameKeyBody = (_ctx: FuzzContext, bias: Bias) => dtoBody({ name: 
 
 export const renameProjectBody = (_ctx: FuzzContext, bias: Bias) => dtoBody({ name: name100 }, ['name'], bias);
 
+export const changePlanBody = (_ctx: FuzzContext, bias: Bias) =>
+  dtoBody(
+    {
+      plan: one(PLAN_NAMES, ['platinum', 'FREE', '']),
+      monthly_credit_allowance: int(0, 10_000_000),
+      rate_limit_per_minute: fc.record({ live: int(1, 100_000), test: int(1, 100_000) }, { requiredKeys: [] }),
+    },
+    ['plan'],
+    bias,
+  );
+
 export const addMemberBody = (ctx: FuzzContext, bias: Bias) =>
   dtoBody(
     {
@@ -827,10 +839,11 @@ const mcpAccept: fc.Arbitrary<[string, string][]> = fc.oneof(
 
 export type RouteAuth = 'apiKey' | 'mcp' | 'session' | 'none';
 /** A control-plane write whose listings must not change when refused. */
-export type WriteKind = 'org' | 'project' | 'project-rename' | 'key-create' | 'key-rename' | 'key-revoke' | 'member';
+export type WriteKind =
+  'org' | 'project' | 'project-rename' | 'key-create' | 'key-rename' | 'key-revoke' | 'member' | 'plan';
 
 export interface RouteSpec {
-  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The OpenAPI path, e.g. `/orgs/{org_id}/api-keys/{key_id}` (the dashboard's base comes from the context). */
   readonly path: string;
   readonly auth: RouteAuth;
@@ -899,6 +912,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/orgs', auth: 'session' },
   { method: 'POST', path: '/orgs', auth: 'session', write: 'org', body: createOrganizationBody },
   { method: 'GET', path: '/orgs/{org_id}', auth: 'session' },
+  // No session of the suite is an operator (OPERATOR_EMAILS): every plan change is refused, and changes nothing.
+  { method: 'PUT', path: '/orgs/{org_id}/plan', auth: 'session', write: 'plan', body: changePlanBody },
   { method: 'GET', path: '/orgs/{org_id}/members', auth: 'session' },
   { method: 'POST', path: '/orgs/{org_id}/members', auth: 'session', write: 'member', body: addMemberBody },
   { method: 'GET', path: '/orgs/{org_id}/projects', auth: 'session' },

@@ -44,6 +44,13 @@ const CASES: Record<string, Case> = {
     inOtherOrg: (b) => [{ path: orgPath(b) }],
     otherIdsUnderOwnOrg: () => [],
   },
+  'PUT /orgs/{org_id}/plan': {
+    inOtherOrg: (b) => [
+      { path: orgPath(b, '/plan'), body: { plan: 'enterprise' } },
+      { path: orgPath(b, '/plan'), body: { plan: 'free', monthly_credit_allowance: 1 } },
+    ],
+    otherIdsUnderOwnOrg: () => [],
+  },
   'GET /orgs/{org_id}/members': {
     inOtherOrg: (b) => [{ path: orgPath(b, '/members') }],
     otherIdsUnderOwnOrg: (_b, a) => [{ path: orgPath(a, '/members'), status: 200 }],
