@@ -19,7 +19,10 @@ const DEVICES = [
   ['phone', { width: 360, height: 740 }],
 ] as const;
 
-/** Managing what exists: renaming a project, a key's own page. Each screen at desktop and phone widths. */
+/**
+ * Managing what exists: renaming a project, a key's own page, an operator changing the plan. Each screen at desktop
+ * and phone widths.
+ */
 describeBrowser('the dashboard manages projects and keys', () => {
   let smtp: SmtpSink;
   let app: TestApp;
@@ -29,7 +32,7 @@ describeBrowser('the dashboard manages projects and keys', () => {
   beforeAll(async () => {
     buildDashboard();
     smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url } });
+    app = await startTestApp({ env: { SMTP_URL: smtp.url, OPERATOR_EMAILS: 'ops@manage.test' } });
     browser = await launchChromium();
     owner = await setUpOrganization(app, smtp, 'owner@manage.test');
   }, 120_000);
@@ -222,4 +225,65 @@ describeBrowser('the dashboard manages projects and keys', () => {
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);
+
+  const organization = async () =>
+    (await call(app.url, 'GET', `/orgs/${owner.orgId}`, { token: owner.session })).body as {
+      plan: string;
+      monthly_credit_allowance: number;
+      rate_limit_per_minute: { live: number; test: number };
+    };
+
+  for (const [device, viewport] of DEVICES) {
+    test(`Members and plan (${device}): an operator changes the plan there; the owner, no operator, cannot`, async () => {
+      const added = await call(app.url, 'POST', `/orgs/${owner.orgId}/members`, {
+        token: owner.session,
+        body: { email: 'ops@manage.test', role: 'member' },
+      });
+      expect(added.status).toBe(201);
+      const ops = await setUpOrganization(app, smtp, 'ops@manage.test');
+
+      // The owner sees the plan and who changes it, and no form.
+      const asOwner = await signedIn(viewport);
+      await asOwner.page.goto(`/dashboard/orgs/${owner.orgId}/members`);
+      await asOwner.page.getByRole('heading', { name: /^Members and plan of/ }).waitFor();
+      await asOwner.page.getByText('Plans are changed by an operator of this server').waitFor();
+      expect(await asOwner.page.getByRole('button', { name: 'Change plan' }).count()).toBe(0);
+      expect(asOwner.errors).toEqual([]);
+      await asOwner.context.close();
+
+      const { context, page, errors } = await signedIn(viewport, ops.session);
+      await page.goto(`/dashboard/orgs/${owner.orgId}/members`);
+      await page.getByRole('heading', { name: 'Change the plan (operator)' }).waitFor();
+      const before = await organization();
+      expect(await page.getByLabel('Plan', { exact: true }).inputValue()).toBe(before.plan);
+      // A limit the form cannot send is refused inline, and nothing changes.
+      await page.getByLabel('Monthly allowance (live credits)').fill('-1');
+      await page.getByRole('button', { name: 'Change plan' }).click();
+      await expect(page.getByLabel('Monthly allowance (live credits)').getAttribute('aria-invalid')).resolves.toBe(
+        'true',
+      );
+      expect(await organization()).toEqual(before);
+      await screenshot(page, `44-plan-operator-${device}`);
+
+      const plan = device === 'desktop' ? 'startup' : 'bootstrap';
+      const live = device === 'desktop' ? 250 : 150;
+      await page.getByLabel('Plan', { exact: true }).selectOption(plan);
+      await page.getByLabel('Monthly allowance (live credits)').fill('');
+      await page.getByLabel('Rate limit, live keys (requests/min)').fill(String(live));
+      await page.getByRole('button', { name: 'Change plan' }).click();
+      await page.getByText(`Plan changed to ${plan}:`).waitFor();
+      const after = await organization();
+      expect(after).toMatchObject({ plan, rate_limit_per_minute: { live } });
+      expect(await page.locator('#plan dd').allTextContents()).toEqual([
+        plan,
+        after.monthly_credit_allowance.toLocaleString('en-US'),
+        `${after.rate_limit_per_minute.live} requests/min`,
+        `${after.rate_limit_per_minute.test} requests/min`,
+      ]);
+      expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+      await screenshot(page, `45-plan-changed-${device}`);
+      expect(errors).toEqual([]);
+      await context.close();
+    }, 60_000);
+  }
 });
