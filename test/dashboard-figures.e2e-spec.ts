@@ -341,9 +341,12 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
       .keys as { project_id: string; status: string }[];
     const projectList = (await call(app.url, 'GET', `/orgs/${owner.orgId}/projects`, { token: owner.session })).body
       .projects as { id: string; name: string }[];
-    const shown = await page
-      .locator('table.responsive tbody tr')
-      .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+    const shown = await page.locator('table.responsive tbody tr').evaluateAll((rows) =>
+      rows.map((row) =>
+        // The name cell holds the name and (for owners) a Rename button: the name alone.
+        [...row.querySelectorAll('td')].map((td) => (td.querySelector('.key-name') ?? td).textContent ?? ''),
+      ),
+    );
     expect(shown).toHaveLength(projectList.length);
     for (const project of projectList) {
       const cells = shown.find((row) => row[0] === project.name) ?? [];

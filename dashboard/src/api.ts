@@ -60,6 +60,11 @@ export interface User {
   id: string;
   email: string;
 }
+export interface CurrentSession {
+  user: User;
+  /** An operator of the server (OPERATOR_EMAILS): changes any organization's plan. */
+  operator: boolean;
+}
 export interface Organization {
   id: string;
   name: string;
@@ -135,6 +140,8 @@ export interface LedgerPage {
 }
 
 export const SCOPES = ['search', 'verticals', 'extract', 'map', 'crawl', 'mcp', 'research'] as const;
+/** The server's plans (src/organizations/plans.ts), for the operator's plan form. */
+export const PLANS = ['free', 'project', 'bootstrap', 'startup', 'growth', 'enterprise'] as const;
 export const OPERATIONS = ['search', 'vertical', 'extract', 'map', 'crawl', 'research'] as const;
 
 export interface LoggedRequest {

@@ -1,6 +1,7 @@
 import { ApiError, type Organization, type User, api } from './api.js';
 import { type Context, base, navLink } from './context.js';
 import { field, h } from './dom.js';
+import { keyPage } from './key-page.js';
 import { keysPage } from './keys-page.js';
 import { ledgerPage } from './ledger-page.js';
 import { membersPage } from './members-page.js';
@@ -89,12 +90,16 @@ function flash(message: string, kind: 'ok' | 'error' = 'ok'): void {
   line.className = `flash flash-${kind}`;
 }
 
-/** Swaps the main region's content and moves focus to its heading, as a page load would. */
-function show(page: Node, options: { focus?: boolean } = {}): void {
+/**
+ * Swaps the main region's content and moves focus to its heading, as a page load would. A message flashed before a
+ * navigation waits for the page itself (`interim`: the loading state in between leaves it be).
+ */
+function show(page: Node, options: { focus?: boolean; interim?: boolean } = {}): void {
   const main = document.getElementById('main');
   if (!main) return;
   const line = statusLine();
   main.replaceChildren(line, page);
+  if (options.interim) return;
   if (pending && Date.now() - pending.at < 3000) {
     const { message, kind } = pending;
     // After the page is in place, so that the live region announces it.
@@ -349,7 +354,7 @@ async function render(): Promise<void> {
     navigate(orgs[0] ? `/orgs/${orgs[0].id}/usage` : '/orgs', { replace: true });
     return;
   }
-  const match = /^\/orgs\/([^/]+)(?:\/([a-z]+))?$/.exec(path);
+  const match = /^\/orgs\/([^/]+)(?:\/([a-z]+)(?:\/([^/]+))?)?$/.exec(path);
   const ctx = (org: Organization | undefined): Context => ({
     user: user!,
     orgs,
@@ -388,12 +393,14 @@ async function render(): Promise<void> {
     requests: requestsPage,
     members: membersPage,
   };
-  const build = pages[page];
+  // One page shows a single thing of a list: a key (/orgs/{org}/keys/{key_id}).
+  const item = match[3] === undefined ? undefined : decodeURIComponent(match[3]);
+  const build = item === undefined ? pages[page] : page === 'keys' ? (c: Context) => keyPage(c, item) : undefined;
   if (!build) {
     show(notFound('There is no such page in the dashboard.'));
     return;
   }
-  show(loading(), { focus: false });
+  show(loading(), { focus: false, interim: true });
   try {
     const node = await build(ctx(org));
     if (ticket === rendering) show(node);
@@ -434,7 +441,7 @@ function retryButton(): Node {
 // ---- deep links opened while signed out ----------------------------------------------------------------------
 
 const RETURN_TO = 'dashboard-return-to';
-const RETURNABLE = /^\/orgs\/[0-9a-f-]{36}(?:\/[a-z]+)?$/;
+const RETURNABLE = /^\/orgs\/[0-9a-f-]{36}(?:\/[a-z]+(?:\/[0-9a-f-]{36})?)?$/;
 
 /** Remembers where a signed-out visitor was going (the sign-in link may open in another tab: localStorage). */
 function rememberReturn(path: string, search: string): void {

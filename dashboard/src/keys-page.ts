@@ -2,6 +2,7 @@ import { quickstart } from './quickstart.js';
 import { type ApiKey, type Project, SCOPES, api } from './api.js';
 import { type Context, navLink } from './context.js';
 import { announce, field, h, table, timeEl, uid } from './dom.js';
+import { renameCell } from './rename-cell.js';
 import { canManage, listProjects } from './org-pages.js';
 
 export async function keysPage(ctx: Context): Promise<Node> {
@@ -84,59 +85,21 @@ function renderList(ctx: Context, list: HTMLElement, keys: ApiKey[], projects: P
   );
 }
 
-/** The name, and (for owners and admins) a Rename button that edits it in place. */
+/** The name (a link to the key's page), and for owners and admins a Rename button that edits it in place. */
 function nameCell(ctx: Context, key: ApiKey, reload: (message?: string) => Promise<void>): Node {
-  const cell = h('div', { class: 'name-cell' });
-  const view = () => {
-    const rename = h(
-      'button',
-      { type: 'button', class: 'link-button', 'aria-label': `Rename ${key.name}`, onclick: () => edit() },
-      'Rename',
-    );
-    cell.replaceChildren(h('span', { class: 'key-name' }, key.name));
-    if (canManage(ctx.org!)) cell.append(rename);
-    return rename;
-  };
-  const edit = () => {
-    const input = h('input', { type: 'text', value: key.name, required: true, maxlength: 100, autocomplete: 'off' });
-    const error = h('span', { class: 'form-error', role: 'alert' });
-    const form = h(
-      'form',
-      {
-        class: 'rename-form',
-        onsubmit: async (event: Event) => {
-          event.preventDefault();
-          const name = input.value.trim();
-          if (!name) {
-            error.textContent = 'A name is required.';
-            input.focus();
-            return;
-          }
-          try {
-            await api('PATCH', `/orgs/${ctx.org!.id}/api-keys/${key.id}`, { name });
-            await reload(`Key renamed to “${name}”.`);
-          } catch (e) {
-            error.textContent = (e as Error).message;
-          }
-        },
-        onkeydown: (event: Event) => {
-          if ((event as KeyboardEvent).key === 'Escape') view().focus();
-        },
-      },
-      field('New name', input),
-      h('button', { type: 'submit', class: 'button small' }, 'Save'),
-      h('button', { type: 'button', class: 'button secondary small', onclick: () => view().focus() }, 'Cancel'),
-      error,
-    );
-    cell.replaceChildren(form);
-    input.focus();
-    input.select();
-  };
-  view();
-  return cell;
+  return renameCell({
+    name: key.name,
+    what: key.name,
+    canRename: canManage(ctx.org!),
+    display: (name) => navLink(`/orgs/${ctx.org!.id}/keys/${key.id}`, name, { class: 'key-name' }),
+    save: async (name) => {
+      await api('PATCH', `/orgs/${ctx.org!.id}/api-keys/${key.id}`, { name });
+      await reload(`Key renamed to “${name}”.`);
+    },
+  });
 }
 
-function confirmRevoke(ctx: Context, key: ApiKey, reload: (message?: string) => Promise<void>): void {
+export function confirmRevoke(ctx: Context, key: ApiKey, reload: (message?: string) => Promise<void>): void {
   const titleId = uid('dialog-title');
   const error = h('p', { class: 'form-error', role: 'alert' });
   const dialog = h(

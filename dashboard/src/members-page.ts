@@ -1,4 +1,4 @@
-import { ApiError, api } from './api.js';
+import { ApiError, type CurrentSession, PLANS, api } from './api.js';
 import type { Context } from './context.js';
 import { field, formatNumber, h, table, timeEl } from './dom.js';
 import { canManage } from './org-pages.js';
@@ -11,7 +11,7 @@ interface Member {
 }
 
 const ROLE_HELP: Record<string, string> = {
-  owner: 'everything, including the plan; cannot be changed',
+  owner: 'everything in the organization; the role cannot be changed',
   admin: 'projects, keys and members',
   member: 'reads usage, the ledger and requests; manages nothing',
 };
@@ -19,7 +19,10 @@ const ROLE_HELP: Record<string, string> = {
 /** Members (list; invite or change a role, for owners and admins) and the organization's plan and its limits. */
 export async function membersPage(ctx: Context): Promise<Node> {
   const org = ctx.org!;
-  const { members } = await api<{ members: Member[] }>('GET', `/orgs/${org.id}/members`);
+  const [{ members }, session] = await Promise.all([
+    api<{ members: Member[] }>('GET', `/orgs/${org.id}/members`),
+    api<CurrentSession>('GET', '/auth/session'),
+  ]);
   return h(
     'div',
     {},
@@ -33,13 +36,15 @@ export async function membersPage(ctx: Context): Promise<Node> {
       stat('Rate limit, live keys', `${formatNumber(org.rate_limit_per_minute.live)} requests/min`),
       stat('Rate limit, test keys', `${formatNumber(org.rate_limit_per_minute.test)} requests/min`),
     ),
-    h(
-      'p',
-      { class: 'hint' },
-      'Plans are changed by the operator of this server (',
-      h('code', {}, 'npm run cli -- org plan'),
-      '); the new limits apply within seconds.',
-    ),
+    session.operator
+      ? planForm(ctx)
+      : h(
+          'p',
+          { class: 'hint' },
+          'Plans are changed by an operator of this server (here, or with ',
+          h('code', {}, 'npm run cli -- org plan'),
+          '); the new limits apply within seconds.',
+        ),
     h('h2', {}, 'Members'),
     table(
       'Members',
@@ -92,6 +97,73 @@ function inviteForm(ctx: Context): HTMLFormElement {
     h('p', {}, 'Adding an address that is already a member changes its role.'),
     field('E-mail address', email),
     field('Role', role),
+    error,
+    submit,
+  );
+}
+
+/** For operators of the server only (the API refuses anyone else): a plan, and limits that override its own. */
+function planForm(ctx: Context): HTMLFormElement {
+  const org = ctx.org!;
+  const plan = h(
+    'select',
+    { name: 'plan' },
+    PLANS.map((name) => h('option', { value: name, selected: name === org.plan }, name)),
+  );
+  const limit = (name: string, min: number) =>
+    h('input', { type: 'number', name, min, step: 1, inputmode: 'numeric', placeholder: "the plan's" });
+  const allowance = limit('allowance', 0);
+  const live = limit('rpm-live', 1);
+  const test = limit('rpm-test', 1);
+  const error = h('p', { class: 'form-error', role: 'alert' });
+  const submit = h('button', { type: 'submit', class: 'button' }, 'Change plan');
+  const number = (input: HTMLInputElement) => (input.value === '' ? undefined : Number(input.value));
+  return h(
+    'form',
+    {
+      class: 'card',
+      'aria-labelledby': 'plan-form-title',
+      onsubmit: async (event: Event) => {
+        event.preventDefault();
+        error.textContent = '';
+        submit.disabled = true;
+        try {
+          const changed = await api<{
+            plan: string;
+            monthly_credit_allowance: number;
+            rate_limit_per_minute: { live: number; test: number };
+          }>('PUT', `/orgs/${org.id}/plan`, {
+            plan: plan.value,
+            monthly_credit_allowance: number(allowance),
+            rate_limit_per_minute: { live: number(live), test: number(test) },
+          });
+          await ctx.refreshOrgs();
+          ctx.navigate(`/orgs/${org.id}/members`, { replace: true });
+          ctx.flash(
+            `Plan changed to ${changed.plan}: ${formatNumber(changed.monthly_credit_allowance)} credits a month, ` +
+              `${formatNumber(changed.rate_limit_per_minute.live)}/${formatNumber(changed.rate_limit_per_minute.test)} ` +
+              'requests a minute (live/test).',
+          );
+        } catch (e) {
+          error.textContent = e instanceof ApiError ? e.message : 'The plan could not be changed.';
+          submit.disabled = false;
+        }
+      },
+    },
+    h('h2', { id: 'plan-form-title' }, 'Change the plan (operator)'),
+    h(
+      'p',
+      { class: 'hint' },
+      'You are an operator of this server. Leave a limit empty for the plan’s own; the new limits apply within seconds.',
+    ),
+    h(
+      'div',
+      { class: 'grid align-end' },
+      field('Plan', plan),
+      field('Monthly allowance (live credits)', allowance),
+      field('Rate limit, live keys (requests/min)', live),
+      field('Rate limit, test keys (requests/min)', test),
+    ),
     error,
     submit,
   );

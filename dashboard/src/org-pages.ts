@@ -1,6 +1,7 @@
 import { ApiError, type ApiKey, type Organization, type Project, type Usage, api } from './api.js';
 import { type Context, navLink } from './context.js';
 import { field, formatMonth, formatNumber, h, table, timeEl } from './dom.js';
+import { renameCell } from './rename-cell.js';
 
 export const canManage = (org: Organization) => org.role === 'owner' || org.role === 'admin';
 
@@ -114,7 +115,16 @@ export async function projectsPage(ctx: Context): Promise<Node> {
       'Projects',
       ['Name', 'Active keys', 'Live credits', 'Test credits', 'Created', 'See'],
       projects.map((p) => [
-        p.name,
+        renameCell({
+          name: p.name,
+          what: p.name,
+          canRename: canManage(org),
+          save: async (name) => {
+            await api('PATCH', `/orgs/${org.id}/projects/${p.id}`, { name });
+            ctx.flash(`Project renamed to “${name}”.`);
+            ctx.navigate(`/orgs/${org.id}/projects`, { replace: true });
+          },
+        }),
         formatNumber(keys.filter((k) => k.project_id === p.id && k.status === 'active').length),
         formatNumber(figures(p.id, 'live')),
         formatNumber(figures(p.id, 'test')),

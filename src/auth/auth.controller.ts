@@ -15,6 +15,7 @@ import { errorBody } from '../http/error-body.js';
 import { RequestMagicLinkDto, VerifyMagicLinkDto } from './dto/magic-link.dto.js';
 import { CurrentSessionDto, MagicLinkRequestedDto, SessionDto } from './dto/session-response.dto.js';
 import { MagicLinkService } from './magic-link.service.js';
+import { OperatorAccess } from './operator-access.service.js';
 import { CurrentSession, SessionGuard } from './session.guard.js';
 import { SessionService, type SessionUser } from './session.service.js';
 import { SignInLimiter } from './sign-in-limiter.js';
@@ -34,6 +35,7 @@ export class AuthController {
     private readonly magicLinks: MagicLinkService,
     private readonly sessions: SessionService,
     private readonly limiter: SignInLimiter,
+    private readonly operators: OperatorAccess,
   ) {}
 
   /** Ask for a sign-in link by e-mail (always 202: whether the address can sign in is not revealed) */
@@ -84,7 +86,7 @@ export class AuthController {
   @ApiSessionAuth()
   @ApiOkResponse({ type: CurrentSessionDto })
   current(@CurrentSession() session: SessionUser): CurrentSessionDto {
-    return { user: { id: session.userId, email: session.email } };
+    return { user: { id: session.userId, email: session.email }, operator: this.operators.isOperator(session) };
   }
 
   /** End the session */

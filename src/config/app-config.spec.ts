@@ -42,6 +42,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WATCHDOG_ACTION: 'restart' })).toThrow(/WATCHDOG_ACTION/);
   });
 
+  test('OPERATOR_EMAILS: nobody by default; a comma-separated list of addresses, normalised as sign-in does', () => {
+    expect(loadConfig({}).operatorEmails).toEqual([]);
+    expect(loadConfig({ OPERATOR_EMAILS: ' Ops@Example.TEST , second@example.test,' }).operatorEmails).toEqual([
+      'ops@example.test',
+      'second@example.test',
+    ]);
+    expect(() => loadConfig({ OPERATOR_EMAILS: 'ops@example.test, root' })).toThrow(
+      /OPERATOR_EMAILS: "root" is not an e-mail address/,
+    );
+  });
+
   test('an absolute DASHBOARD_URL is kept as given', () => {
     expect(loadConfig({ DASHBOARD_URL: 'https://app.example.com/' }).dashboardUrl).toBe('https://app.example.com');
   });

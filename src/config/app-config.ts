@@ -24,6 +24,8 @@ import {
   parseMcpTools,
 } from './mcp-tools.setting.js';
 import { parseTrustProxy, type TrustProxy, trustProxyProblem } from './trust-proxy.js';
+import { isEmailAddress } from '../users/dto/email-address.js';
+import { normalizeEmail } from '../users/events/user.events.js';
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const toBool = ({ value }: { value: unknown }) =>
@@ -436,6 +438,12 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsIn(MCP_TOOL_NAMINGS, { message: `MCP_TOOL_NAMES must be one of ${MCP_TOOL_NAMINGS.join(', ')}` })
   MCP_TOOL_NAMES?: string;
+
+  /** Sign-in addresses of the server's operators, comma-separated (checked one by one in crossChecks). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  OPERATOR_EMAILS?: string;
 }
 
 export interface AppConfig {
@@ -549,6 +557,11 @@ export interface AppConfig {
   readonly mcpTools: readonly McpOperation[];
   /** How the tools are named: as the operations (`search`), or as tavily-mcp names them (`tavily_search`). */
   readonly mcpToolNames: McpToolNaming;
+  /**
+   * The sign-in addresses (normalised) of the server's operators: signed in with one of them, a user may change any
+   * organization's plan and limits from the control plane, as `cli org plan` does.
+   */
+  readonly operatorEmails: readonly string[];
 }
 
 export type WatchdogAction = 'exit' | 'log' | 'off';
@@ -654,6 +667,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     watchdogAction: (vars.WATCHDOG_ACTION ?? 'exit') as WatchdogAction,
     mcpTools: parseMcpTools(vars.MCP_TOOLS),
     mcpToolNames: (vars.MCP_TOOL_NAMES ?? 'plain') as McpToolNaming,
+    operatorEmails: operatorEmailsOf(vars).map(normalizeEmail),
   };
 }
 
@@ -674,7 +688,17 @@ function crossChecks(vars: EnvironmentVariables, port: number): string[] {
   if (vars.METRICS_HOST !== undefined && vars.METRICS_PORT === undefined) {
     problems.push('METRICS_HOST needs METRICS_PORT (the separate listener of /metrics)');
   }
+  for (const email of operatorEmailsOf(vars)) {
+    if (!isEmailAddress(email)) problems.push(`OPERATOR_EMAILS: ${JSON.stringify(email)} is not an e-mail address`);
+  }
   return problems;
+}
+
+function operatorEmailsOf(vars: EnvironmentVariables): string[] {
+  return (vars.OPERATOR_EMAILS ?? '')
+    .split(',')
+    .map((email) => email.trim())
+    .filter(Boolean);
 }
 
 function allowHostsOf(vars: EnvironmentVariables): string[] {

@@ -27,6 +27,13 @@ export class OrgAccessService {
     if (!role || (roles && !roles.includes(role))) throw notFound();
     return role;
   }
+
+  /** For the server's operators, who reach every organization: only that it exists. */
+  async requireOrganization(orgId: string): Promise<void> {
+    if (!isUuid(orgId) || orgId !== orgId.toLowerCase()) throw notFound();
+    const result = await this.db.query('SELECT 1 FROM organizations WHERE org_id = $1', [orgId]);
+    if (result.rows.length === 0) throw notFound();
+  }
 }
 
 function notFound(): NotFoundException {

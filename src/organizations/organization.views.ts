@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
-import type { OrganizationDto } from './dto/organization-response.dto.js';
+import type { OrganizationDto, OrganizationPlanDto } from './dto/organization-response.dto.js';
 
 interface OrganizationRow {
   org_id: string;
@@ -44,6 +44,21 @@ export class OrganizationViews {
       [userId, orgId],
     );
     return result.rows[0] && toView(result.rows[0]);
+  }
+
+  async plan(orgId: string): Promise<OrganizationPlanDto | undefined> {
+    const result = await this.db.query<Omit<OrganizationRow, 'role'>>('SELECT * FROM organizations WHERE org_id = $1', [
+      orgId,
+    ]);
+    const row = result.rows[0];
+    return (
+      row && {
+        org_id: row.org_id,
+        plan: row.plan,
+        monthly_credit_allowance: Number(row.monthly_credit_allowance),
+        rate_limit_per_minute: { live: row.rate_limit_live, test: row.rate_limit_test },
+      }
+    );
   }
 
   async members(orgId: string): Promise<{ user_id: string; email: string; role: string; added_at: string }[]> {

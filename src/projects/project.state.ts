@@ -1,14 +1,23 @@
 import type { RecordedEvent } from '../event-store/event-store.port.js';
-import type { ProjectCreated } from './events/project.events.js';
+import type { ProjectCreated, ProjectRenamed } from './events/project.events.js';
 
 export interface ProjectState {
   readonly exists: boolean;
   readonly orgId: string | null;
+  readonly name: string | null;
 }
 
-export const initialProject: ProjectState = { exists: false, orgId: null };
+export const initialProject: ProjectState = { exists: false, orgId: null, name: null };
 
 export function evolveProject(state: ProjectState, event: RecordedEvent): ProjectState {
-  if (event.type !== 'ProjectCreated') return state;
-  return { exists: true, orgId: (event.data as unknown as ProjectCreated['data']).org_id };
+  switch (event.type) {
+    case 'ProjectCreated': {
+      const d = event.data as unknown as ProjectCreated['data'];
+      return { exists: true, orgId: d.org_id, name: d.name };
+    }
+    case 'ProjectRenamed':
+      return { ...state, name: (event.data as unknown as ProjectRenamed['data']).name };
+    default:
+      return state;
+  }
 }

@@ -1,14 +1,16 @@
-import { Body, Controller, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, NotFoundException, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ReadYourWrites } from '../../projections/read-your-writes.js';
 import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
 import type { SessionUser } from '../auth/session.service.js';
 import { Database } from '../database/database.js';
+import { errorBody } from '../http/error-body.js';
 import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
 import { OrgAccessService } from '../organizations/org-access.service.js';
 import { CreateProjectCommand } from './commands/create-project.command.js';
-import { CreateProjectDto } from './dto/create-project.dto.js';
+import { RenameProjectCommand } from './commands/rename-project.command.js';
+import { CreateProjectDto, RenameProjectDto } from './dto/create-project.dto.js';
 import { ProjectDto, ProjectListDto } from './dto/project-response.dto.js';
 
 interface ProjectRow {
@@ -51,8 +53,7 @@ export class ProjectsController {
       new CreateProjectCommand(orgId, body.name, { type: 'user', id: session.userId }),
     );
     await this.readYourWrites.waitFor(position);
-    const result = await this.db.query<ProjectRow>('SELECT * FROM projects WHERE project_id = $1', [projectId]);
-    return toView(result.rows[0]!);
+    return this.get(orgId, projectId);
   }
 
   /** Projects */
@@ -65,5 +66,33 @@ export class ProjectsController {
       [orgId],
     );
     return { projects: result.rows.map(toView) };
+  }
+
+  /** Rename a project (owners and admins) */
+  @Patch(':project_id')
+  @ApiParam({ name: 'project_id', format: 'uuid' })
+  @ApiOkResponse({ type: ProjectDto })
+  async rename(
+    @CurrentSession() session: SessionUser,
+    @Param('org_id') orgId: string,
+    @Param('project_id') projectId: string,
+    @Body() body: RenameProjectDto,
+  ): Promise<ProjectDto> {
+    await this.access.requireMember(session.userId, orgId, ['owner', 'admin']);
+    const { position } = await this.commands.execute(
+      new RenameProjectCommand(orgId, projectId, body.name, { type: 'user', id: session.userId }),
+    );
+    if (position) await this.readYourWrites.waitFor(position);
+    return this.get(orgId, projectId);
+  }
+
+  private async get(orgId: string, projectId: string): Promise<ProjectDto> {
+    const result = await this.db.query<ProjectRow>('SELECT * FROM projects WHERE org_id = $1 AND project_id = $2', [
+      orgId,
+      projectId,
+    ]);
+    // Read-your-writes makes a written project visible; without it there is nothing true to answer.
+    if (!result.rows[0]) throw new NotFoundException(errorBody('project not found'));
+    return toView(result.rows[0]);
   }
 }

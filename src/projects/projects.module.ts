@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CreateProjectHandler } from './commands/create-project.handler.js';
+import { RenameProjectHandler } from './commands/rename-project.handler.js';
 import { ProjectsController } from './projects.controller.js';
 
-@Module({ controllers: [ProjectsController], providers: [CreateProjectHandler] })
+@Module({ controllers: [ProjectsController], providers: [CreateProjectHandler, RenameProjectHandler] })
 export class ProjectsModule {}

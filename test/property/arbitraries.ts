@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { KEY_SCOPES } from '../../src/keys/events/key.events.js';
+import { PLAN_NAMES } from '../../src/organizations/plans.js';
 import { VERTICALS } from '../../src/verticals/verticals.js';
 
 /**
@@ -520,6 +521,19 @@ export const createKeyBody = (ctx: FuzzContext, bias: Bias) =>
 
 export const renameKeyBody = (_ctx: FuzzContext, bias: Bias) => dtoBody({ name: name100 }, ['name'], bias);
 
+export const renameProjectBody = (_ctx: FuzzContext, bias: Bias) => dtoBody({ name: name100 }, ['name'], bias);
+
+export const changePlanBody = (_ctx: FuzzContext, bias: Bias) =>
+  dtoBody(
+    {
+      plan: one(PLAN_NAMES, ['platinum', 'FREE', '']),
+      monthly_credit_allowance: int(0, 10_000_000),
+      rate_limit_per_minute: fc.record({ live: int(1, 100_000), test: int(1, 100_000) }, { requiredKeys: [] }),
+    },
+    ['plan'],
+    bias,
+  );
+
 export const addMemberBody = (ctx: FuzzContext, bias: Bias) =>
   dtoBody(
     {
@@ -825,10 +839,11 @@ const mcpAccept: fc.Arbitrary<[string, string][]> = fc.oneof(
 
 export type RouteAuth = 'apiKey' | 'mcp' | 'session' | 'none';
 /** A control-plane write whose listings must not change when refused. */
-export type WriteKind = 'org' | 'project' | 'key-create' | 'key-rename' | 'key-revoke' | 'member';
+export type WriteKind =
+  'org' | 'project' | 'project-rename' | 'key-create' | 'key-rename' | 'key-revoke' | 'member' | 'plan';
 
 export interface RouteSpec {
-  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The OpenAPI path, e.g. `/orgs/{org_id}/api-keys/{key_id}` (the dashboard's base comes from the context). */
   readonly path: string;
   readonly auth: RouteAuth;
@@ -897,6 +912,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/orgs', auth: 'session' },
   { method: 'POST', path: '/orgs', auth: 'session', write: 'org', body: createOrganizationBody },
   { method: 'GET', path: '/orgs/{org_id}', auth: 'session' },
+  // No session of the suite is an operator (OPERATOR_EMAILS): every plan change is refused, and changes nothing.
+  { method: 'PUT', path: '/orgs/{org_id}/plan', auth: 'session', write: 'plan', body: changePlanBody },
   { method: 'GET', path: '/orgs/{org_id}/members', auth: 'session' },
   { method: 'POST', path: '/orgs/{org_id}/members', auth: 'session', write: 'member', body: addMemberBody },
   { method: 'GET', path: '/orgs/{org_id}/projects', auth: 'session' },
@@ -906,6 +923,13 @@ export const ROUTES: readonly RouteSpec[] = [
     auth: 'session',
     write: 'project',
     body: createProjectBody,
+  },
+  {
+    method: 'PATCH',
+    path: '/orgs/{org_id}/projects/{project_id}',
+    auth: 'session',
+    write: 'project-rename',
+    body: renameProjectBody,
   },
   { method: 'GET', path: '/orgs/{org_id}/api-keys', auth: 'session' },
   { method: 'POST', path: '/orgs/{org_id}/api-keys', auth: 'session', write: 'key-create', body: createKeyBody },
@@ -993,13 +1017,27 @@ const keyIdArb = fc.oneof(
   { weight: 1, arbitrary: junkSegment },
 );
 
+/** A project_id: one of the suite's projects (B's mostly, the others are another organization's), else junk. */
+const projectIdArb = (ctx: FuzzContext, bias: Bias) =>
+  fc.oneof(
+    { weight: bias === 'valid' ? 8 : 3, arbitrary: fc.constant(ctx.projectIds[1]!) },
+    { weight: 2, arbitrary: fc.constantFrom(...ctx.projectIds) },
+    { weight: 1, arbitrary: fc.oneof(fc.uuid(), junkSegment) },
+  );
+
 export function planFor(route: RouteSpec, ctx: FuzzContext, bias: Bias = 'mixed'): fc.Arbitrary<Plan> {
   const valid = bias === 'valid';
   const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!).filter((n) => n !== 'dashboard');
   const params = Object.fromEntries(
     names.map((name) => [
       name,
-      name === 'org_id' ? orgIdArb(ctx, bias) : name === 'key_id' ? keyIdArb : (route.params?.[name] ?? junkSegment),
+      name === 'org_id'
+        ? orgIdArb(ctx, bias)
+        : name === 'key_id'
+          ? keyIdArb
+          : name === 'project_id'
+            ? projectIdArb(ctx, bias)
+            : (route.params?.[name] ?? junkSegment),
     ]),
   );
   const structured = route.body?.(ctx, bias);

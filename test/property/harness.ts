@@ -750,6 +750,11 @@ export async function checkWrite(fz: FuzzApp, plan: Plan, sent: Sent, before: Li
     case 'project':
       expect(listed(`projects of ${orgId}`)?.projects?.map((p) => p.id)).toContain(body.id);
       break;
+    case 'plan':
+      throw new Error(`a plan change by a session that is no operator answered ${sent.status}`);
+    case 'project-rename':
+      expect(listed(`projects of ${orgId}`)?.projects?.find((p) => p.id === body.id)?.name).toBe(body.name);
+      break;
     case 'key-create': {
       expect(listed(`api-keys of ${orgId}`)?.keys?.map((k) => k.id)).toContain(body.id);
       fz.createdKeys.set(body.id, body.key);

@@ -102,7 +102,8 @@ describe('security: browser hardening and keys shown once', () => {
         id
           .slice(id.indexOf(' ') + 1)
           .replace('{org_id}', owner.orgId)
-          .replace('{key_id}', key.body.id);
+          .replace('{key_id}', key.body.id)
+          .replace('{project_id}', owner.projectId);
       const store = app.app.get<EventStore>(EVENT_STORE);
       const eventsBefore = (await store.readAll({ from: START, maxCount: 100_000 })).length;
 

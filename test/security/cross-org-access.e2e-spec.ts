@@ -44,6 +44,13 @@ const CASES: Record<string, Case> = {
     inOtherOrg: (b) => [{ path: orgPath(b) }],
     otherIdsUnderOwnOrg: () => [],
   },
+  'PUT /orgs/{org_id}/plan': {
+    inOtherOrg: (b) => [
+      { path: orgPath(b, '/plan'), body: { plan: 'enterprise' } },
+      { path: orgPath(b, '/plan'), body: { plan: 'free', monthly_credit_allowance: 1 } },
+    ],
+    otherIdsUnderOwnOrg: () => [],
+  },
   'GET /orgs/{org_id}/members': {
     inOtherOrg: (b) => [{ path: orgPath(b, '/members') }],
     otherIdsUnderOwnOrg: (_b, a) => [{ path: orgPath(a, '/members'), status: 200 }],
@@ -62,6 +69,15 @@ const CASES: Record<string, Case> = {
   'POST /orgs/{org_id}/projects': {
     inOtherOrg: (b) => [{ path: orgPath(b, '/projects'), body: { name: 'planted by alice' } }],
     otherIdsUnderOwnOrg: () => [],
+  },
+  'PATCH /orgs/{org_id}/projects/{project_id}': {
+    inOtherOrg: (b, a) => [
+      { path: orgPath(b, `/projects/${b.projectId}`), body: { name: 'renamed by alice' } },
+      { path: orgPath(b, `/projects/${a.projectId}`), body: { name: 'renamed by alice' } },
+    ],
+    otherIdsUnderOwnOrg: (b, a) => [
+      { path: orgPath(a, `/projects/${b.projectId}`), body: { name: 'renamed by alice' } },
+    ],
   },
   'GET /orgs/{org_id}/api-keys': {
     inOtherOrg: (b) => [{ path: orgPath(b, '/api-keys') }],
@@ -308,7 +324,11 @@ describe('security: cross-organization access and credential confusion', () => {
     expect(underOwn.filter((a) => a.leaked.length > 0)).toEqual([]);
     expect(oracles).toEqual([]);
     // Every write route that takes an id of another organization was probed with one.
-    for (const id of ['POST /orgs/{org_id}/api-keys', 'PATCH /orgs/{org_id}/api-keys/{key_id}']) {
+    for (const id of [
+      'POST /orgs/{org_id}/api-keys',
+      'PATCH /orgs/{org_id}/api-keys/{key_id}',
+      'PATCH /orgs/{org_id}/projects/{project_id}',
+    ]) {
       expect(underOwn.some((a) => a.id === id)).toBe(true);
     }
 

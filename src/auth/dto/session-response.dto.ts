@@ -28,6 +28,9 @@ export class SessionDto {
 @ApiSchema({ name: 'CurrentSession' })
 export class CurrentSessionDto {
   user!: SessionUserDto;
+
+  /** Whether the user is an operator of this server (OPERATOR_EMAILS): changes any organization's plan. */
+  operator!: boolean;
 }
 
 @ApiSchema({ name: 'MagicLinkRequested' })

@@ -3,6 +3,7 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { toNewEvent } from '../../event-store/domain-event.js';
 import { EVENT_STORE, type EventStore, type Position } from '../../event-store/event-store.port.js';
 import { loadStreamState } from '../../event-store/stream-state.js';
+import { errorBody } from '../../http/error-body.js';
 import { type PlanChanged, organizationStream } from '../events/organization.events.js';
 import { evolveOrganization, initialOrganization } from '../organization.state.js';
 import { ChangePlanCommand } from './change-plan.command.js';
@@ -19,7 +20,7 @@ export class ChangePlanHandler implements ICommandHandler<ChangePlanCommand, { p
       initialOrganization,
       evolveOrganization,
     );
-    if (!state.exists) throw new NotFoundException('organization not found');
+    if (!state.exists) throw new NotFoundException(errorBody('organization not found'));
     const event: PlanChanged = {
       type: 'PlanChanged',
       data: { org_id: command.orgId, plan: command.plan, ...command.limits },

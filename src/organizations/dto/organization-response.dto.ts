@@ -41,6 +41,22 @@ export class OrganizationDto {
   created_at!: string;
 }
 
+@ApiSchema({ name: 'OrganizationPlan' })
+export class OrganizationPlanDto {
+  /** Organization id. */
+  @ApiProperty({ format: 'uuid' })
+  org_id!: string;
+
+  /** Plan. */
+  @ApiProperty({ enum: PLAN_NAMES })
+  plan!: string;
+
+  /** Credits per month. */
+  monthly_credit_allowance!: number;
+
+  rate_limit_per_minute!: RateLimitsDto;
+}
+
 @ApiSchema({ name: 'OrganizationList' })
 export class OrganizationListDto {
   organizations!: OrganizationDto[];
