@@ -18,7 +18,12 @@ export function extractingVisitor(
   return async (url, context) => {
     let page: ExtractedPage;
     try {
-      page = await extractor.extract(url, { ...options, timeoutMs: context.timeoutMs, signal: context.signal });
+      page = await extractor.extract(url, {
+        ...options,
+        timeoutMs: context.timeoutMs,
+        signal: context.signal,
+        politely: context.politely,
+      });
     } catch (error) {
       if (!context.followLinks || context.signal.aborted || !isContentFailure(error)) throw error;
       const links = await readLinks(url, context).catch(() => Promise.reject(error));

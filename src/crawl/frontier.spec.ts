@@ -200,13 +200,34 @@ describe('Frontier', () => {
     const robots: RobotsPolicy = { ...fakeRobots(), crawlDelayMs: async () => 150 };
     const starts: number[] = [];
     const visitor = fakeVisitor(TREE);
-    await frontier(robots).run(plan({ mode: 'crawl' }), async (url) => {
-      starts.push(Date.now());
+    await frontier(robots).run(plan({ mode: 'crawl' }), async (url, context) => {
+      await context.politely(async () => starts.push(Date.now()));
       return visitor(url);
     });
     expect(starts).toHaveLength(4);
     const gaps = starts.slice(1).map((start, i) => start - starts[i]!);
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(140);
+  });
+
+  test("politeness covers a page's request, not its extraction: a slow extraction does not hold the host's slot", async () => {
+    const visitor = fakeVisitor(TREE);
+    const requests: { url: string; at: number }[] = [];
+    const extracting = new Set<string>();
+    let requestsDuringAnExtraction = 0;
+    const oneSlot = new Frontier(fakeFetcher({}), fakeRobots(), new HostScheduler({ maxConcurrentPerHost: 1 }));
+    await oneSlot.run(plan({ mode: 'crawl', concurrency: 4 }), async (url, context) => {
+      await context.politely(async () => {
+        if (extracting.size > 0) requestsDuringAnExtraction++;
+        requests.push({ url, at: Date.now() });
+      });
+      extracting.add(url);
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the page's extraction
+      extracting.delete(url);
+      return visitor(url);
+    });
+    expect(requests).toHaveLength(4);
+    // /a/, /b/ and /c/ are found together: their requests go one after the other while the pages are extracted.
+    expect(requestsDuringAnExtraction).toBeGreaterThanOrEqual(2);
   });
 
   test('the deadline stops the run and returns what is done', async () => {

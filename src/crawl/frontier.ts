@@ -73,6 +73,12 @@ export interface VisitContext {
   readonly timeoutMs: number;
   /** Whether the page's links will be followed (it is above the last level). */
   readonly followLinks: boolean;
+  /**
+   * Runs the page's request under the run's politeness at its host (slots, crawl-delay). A visitor puts only its
+   * fetch in it, so that the host's slot is free again while the page is extracted: a big page's extraction must not
+   * keep the next pages from being fetched.
+   */
+  readonly politely: <T>(request: () => Promise<T>) => Promise<T>;
 }
 
 /** Fetches (or extracts) one page. Resolves null, or rejects, when the page cannot be had. */
@@ -447,15 +453,19 @@ class FrontierRun<P> {
     if (this.plan.deadline <= Date.now()) return;
     let visit: PageVisit<P> | null = null;
     try {
-      visit = await this.politely(entry.url, async () => {
-        const remaining = this.plan.deadline - Date.now();
-        if (this.signal.aborted || remaining <= 0) return null;
+      const remaining = this.plan.deadline - Date.now();
+      if (!this.signal.aborted && remaining > 0) {
         // A little past the deadline: a visit still running then is cut short by the run, not failed by its own
         // timeout (a map keeps such a page listed).
         const budget = Math.min(pageTimeoutMs, remaining + DEADLINE_GRACE_MS);
-        const context = { signal: this.signal, timeoutMs: budget, followLinks: entry.depth < this.plan.maxDepth };
-        return untilAborted(this.visitor(entry.url, context), this.signal);
-      });
+        const context: VisitContext = {
+          signal: this.signal,
+          timeoutMs: budget,
+          followLinks: entry.depth < this.plan.maxDepth,
+          politely: (request) => this.politely(entry.url, request),
+        };
+        visit = await untilAborted(this.visitor(entry.url, context), this.signal);
+      }
     } catch (error) {
       if (entry.depth === 0) this.startError = error;
       visit = null;

@@ -12,9 +12,11 @@ const ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1';
  * follow.
  */
 export function linkVisitor(fetcher: Fetcher): PageVisitor<null> {
-  return async (url, { signal, timeoutMs }) => {
+  return async (url, { signal, timeoutMs, politely }) => {
     if (isDocumentUrl(new URL(url))) return { url, links: [], payload: null };
-    const resource = await fetcher.fetch(url, { signal, timeoutMs, maxBytes: MAX_PAGE_BYTES, accept: ACCEPT });
+    const resource = await politely(() =>
+      fetcher.fetch(url, { signal, timeoutMs, maxBytes: MAX_PAGE_BYTES, accept: ACCEPT }),
+    );
     if (resource.contentType !== 'text/html' && resource.contentType !== 'application/xhtml+xml') {
       return { url: resource.url, links: [], payload: null };
     }

@@ -12,6 +12,11 @@ export interface ExtractOptions {
   readonly maxBytes?: number;
   /** Stops the extraction early (a crawl's deadline); it then rejects. */
   readonly signal?: AbortSignal;
+  /**
+   * Runs the page's request (a crawl's per-host politeness); the extraction after it runs outside. The time waiting
+   * for it is not counted against `timeoutMs`.
+   */
+  readonly politely?: <T>(request: () => Promise<T>) => Promise<T>;
 }
 
 /** A link of a page: its absolute URL (no fragment) and its anchor texts (joined by ` | `; may be empty). */

@@ -84,14 +84,27 @@ export class PageExtractor implements ContentExtractor {
   ): Promise<Content> {
     const videoId = youTubeVideoId(url);
     if (videoId) return this.youtube(url, videoId, options, signal);
-    const started = Date.now();
+    let started = Date.now();
     const remaining = () => Math.max(1, options.timeoutMs - (Date.now() - started));
-    const resource = await this.fetcher.fetch(url, {
-      timeoutMs: remaining(),
-      signal,
-      accept: ACCEPT,
-      ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
-    });
+    const request = () =>
+      this.fetcher.fetch(url, {
+        timeoutMs: remaining(),
+        signal,
+        accept: ACCEPT,
+        ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+      });
+    let resource: FetchedResource;
+    if (options.politely) {
+      // The time waiting for the host's turn is not the page's: its clock starts with the request.
+      timer.pause();
+      resource = await options.politely(() => {
+        timer.resume();
+        started = Date.now();
+        return request();
+      });
+    } else {
+      resource = await request();
+    }
     if (isPdf(resource.body, resource.contentType)) return this.pdf(resource);
     if (isHtml(resource)) return this.html(resource, options, remaining, signal, timer);
     return this.plain(resource);
