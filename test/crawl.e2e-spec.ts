@@ -104,6 +104,38 @@ describe('POST /crawl', () => {
       expect(await documentRows([docs('guides/webhooks.html')])).toHaveLength(1);
     });
 
+    test('/metrics: where the crawl time went (host waits, extraction threads, index writes) grows with each crawl', async () => {
+      const totals = async () => {
+        const text = await (await fetch(`${app.url}/metrics`)).text();
+        const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+        return Object.fromEntries(
+          [
+            'fetch_host_requests_total',
+            'fetch_host_wait_seconds_total',
+            'extraction_pages_total',
+            'extraction_wait_seconds_total',
+            'extraction_seconds_total',
+            'index_write_statements_total',
+            'index_write_documents_total',
+            'index_write_seconds_total',
+          ].map((name) => [name, value(name)]),
+        );
+      };
+      const before = await totals();
+      const response = await crawl({ url: home() });
+      const pages = response.body.results.length;
+      const after = await totals();
+      expect(after.fetch_host_requests_total - before.fetch_host_requests_total).toBeGreaterThanOrEqual(pages);
+      expect(after.extraction_pages_total - before.extraction_pages_total).toBeGreaterThanOrEqual(pages);
+      expect(after.extraction_seconds_total).toBeGreaterThan(before.extraction_seconds_total);
+      expect(after.index_write_documents_total - before.index_write_documents_total).toBe(pages);
+      expect(after.index_write_statements_total).toBeGreaterThan(before.index_write_statements_total);
+      expect(after.index_write_seconds_total).toBeGreaterThan(before.index_write_seconds_total);
+      for (const name of ['fetch_host_wait_seconds_total', 'extraction_wait_seconds_total']) {
+        expect(after[name]).toBeGreaterThanOrEqual(before[name]!);
+      }
+    });
+
     test('include_images and include_favicon add them to each result', async () => {
       const response = await crawl({ url: docs('about.html'), include_favicon: true, include_images: true });
       expect(response.body.results.length).toBeGreaterThan(0);

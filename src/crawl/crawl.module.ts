@@ -4,6 +4,7 @@ import { ExtractModule } from '../extract/extract.module.js';
 import { AddressPolicy } from '../fetch/address-policy.js';
 import { FetchModule } from '../fetch/fetch.module.js';
 import { CrawlController } from './crawl.controller.js';
+import { CrawlPipelineMetrics } from './crawl-pipeline.metrics.js';
 import { CrawlService } from './crawl.service.js';
 import { DocumentIndexWriter } from './document-index.writer.js';
 import { MapService } from './map.service.js';
@@ -22,6 +23,7 @@ import { SiteIndexer } from './site-indexer.service.js';
     CrawlService,
     SiteIndexer,
     DocumentIndexWriter,
+    CrawlPipelineMetrics,
     // The fetcher's own SSRF rules and allow-list, to refuse a start URL that is a refused address literal up front.
     {
       provide: AddressPolicy,

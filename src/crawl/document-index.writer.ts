@@ -54,6 +54,7 @@ ON CONFLICT (url) DO UPDATE SET
 export class DocumentIndexWriter {
   /** Embedded mode: a moving average of what a statement costs per character of content (ms). */
   private msPerChar = INITIAL_MS_PER_CHAR;
+  private readonly totals = { statements: 0, documents: 0, seconds: 0 };
 
   constructor(private readonly db: Database) {}
 
@@ -125,16 +126,31 @@ export class DocumentIndexWriter {
       ].forEach((value, column) => columns[column]!.push(value));
     }
     if (!this.db.priority.singleBackend) {
-      await this.db.query(UPSERT_SQL, columns);
+      await this.timed(batch.length, () => this.db.query(UPSERT_SQL, columns));
       return batch.length;
     }
     await this.db.priority.background(async () => {
-      const started = performance.now();
-      await this.db.query(UPSERT_SQL, columns);
+      const ms = await this.timed(batch.length, () => this.db.query(UPSERT_SQL, columns));
       const chars = batch.reduce((sum, doc) => sum + doc.content.length, 0);
-      this.msPerChar = 0.7 * this.msPerChar + (0.3 * (performance.now() - started)) / Math.max(chars, 1000);
+      this.msPerChar = 0.7 * this.msPerChar + (0.3 * ms) / Math.max(chars, 1000);
     }, SINGLE_BACKEND_MAX_WAIT_MS);
     return batch.length;
+  }
+
+  /** Since the start: statements written, the documents in them, and their time (for metrics). */
+  get stats(): { readonly statements: number; readonly documents: number; readonly seconds: number } {
+    return { ...this.totals };
+  }
+
+  /** Runs a statement of `documents` rows, counts it, and returns its time in ms. */
+  private async timed(documents: number, statement: () => Promise<unknown>): Promise<number> {
+    const started = performance.now();
+    await statement();
+    const ms = performance.now() - started;
+    this.totals.statements++;
+    this.totals.documents += documents;
+    this.totals.seconds += ms / 1000;
+    return ms;
   }
 }
 

@@ -37,6 +37,6 @@ import { PAGE_RENDERER } from './render/page-renderer.js';
     { provide: CONTENT_EXTRACTOR, useExisting: PageExtractor },
     ExtractService,
   ],
-  exports: [CONTENT_EXTRACTOR],
+  exports: [CONTENT_EXTRACTOR, ExtractionPool],
 })
 export class ExtractModule {}

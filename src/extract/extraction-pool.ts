@@ -53,6 +53,7 @@ export class ExtractionPool implements OnApplicationShutdown {
   private pool: Piscina<HtmlTask, HtmlTaskResult> | null = null;
   private active = 0;
   private readonly waiting: (() => void)[] = [];
+  private readonly totals = { pages: 0, waitSeconds: 0, workSeconds: 0 };
   private closed = false;
 
   constructor(options: ExtractionPoolOptions = {}) {
@@ -76,10 +77,14 @@ export class ExtractionPool implements OnApplicationShutdown {
     queue?: QueueListener,
   ): Promise<HtmlExtraction> {
     signal?.throwIfAborted();
-    if (this.threads === 0 || this.closed) return extractHtml(html, url, options);
+    if (this.threads === 0 || this.closed) return this.inline(html, url, options);
+    const asked = performance.now();
     await this.acquire(signal, queue);
+    this.totals.waitSeconds += (performance.now() - asked) / 1000;
     try {
       const result = await this.piscina().run({ html, url, options }, signal ? { signal } : {});
+      this.totals.pages++;
+      this.totals.workSeconds += result.ms / 1000;
       if (result.ok) return result.page;
       throw result.name === 'ExtractError' ? new ExtractError(result.message, url) : new Error(result.message);
     } catch (error) {
@@ -89,6 +94,25 @@ export class ExtractionPool implements OnApplicationShutdown {
     } finally {
       this.release();
     }
+  }
+
+  /** Without threads: in the caller's thread, counted all the same. */
+  private inline(html: string, url: string, options: HtmlOptions): HtmlExtraction {
+    const started = performance.now();
+    try {
+      return extractHtml(html, url, options);
+    } finally {
+      this.totals.pages++;
+      this.totals.workSeconds += (performance.now() - started) / 1000;
+    }
+  }
+
+  /**
+   * Since the start: pages extracted (on the threads, or inline without any), their time waiting for a thread, and
+   * their time being extracted.
+   */
+  get stats(): { readonly pages: number; readonly waitSeconds: number; readonly workSeconds: number } {
+    return { ...this.totals };
   }
 
   /** Pages being extracted or handed to the threads, and callers waiting for a turn (for tests and metrics). */

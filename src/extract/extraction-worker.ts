@@ -10,16 +10,21 @@ export interface HtmlTask {
   readonly options: HtmlOptions;
 }
 
-/** An error crosses the thread boundary as its name and message (a class such as ExtractError would not). */
+/**
+ * An error crosses the thread boundary as its name and message (a class such as ExtractError would not). `ms`: the
+ * task's time on its thread.
+ */
 export type HtmlTaskResult =
-  | { readonly ok: true; readonly page: HtmlExtraction }
-  | { readonly ok: false; readonly name: string; readonly message: string };
+  | { readonly ok: true; readonly page: HtmlExtraction; readonly ms: number }
+  | { readonly ok: false; readonly name: string; readonly message: string; readonly ms: number };
 
 export default function extractHtmlTask(task: HtmlTask): HtmlTaskResult {
+  const started = performance.now();
   try {
-    return { ok: true, page: extractHtml(task.html, task.url, task.options) };
+    const page = extractHtml(task.html, task.url, task.options);
+    return { ok: true, page, ms: performance.now() - started };
   } catch (error) {
     const { name, message } = error instanceof Error ? error : new Error(String(error));
-    return { ok: false, name, message };
+    return { ok: false, name, message, ms: performance.now() - started };
   }
 }

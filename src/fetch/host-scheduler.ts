@@ -40,6 +40,7 @@ export class HostScheduler {
   private readonly maxConcurrent: number;
   private readonly defaultDelayMs: number;
   private readonly concurrencyFor: ((hostname: string) => number | null) | undefined;
+  private readonly totals = { tasks: 0, waitSeconds: 0 };
 
   constructor(options: HostSchedulerOptions = {}) {
     this.maxConcurrent = Math.max(1, options.maxConcurrentPerHost ?? 4);
@@ -53,6 +54,7 @@ export class HostScheduler {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     const state = this.state(key, url);
+    const asked = performance.now();
     return new Promise<T>((resolve, reject) => {
       const onAbort = () => {
         const index = state.queue.indexOf(waiter);
@@ -64,6 +66,8 @@ export class HostScheduler {
         delayMs: Math.max(this.defaultDelayMs, options.delayMs ?? 0),
         start: () => {
           signal?.removeEventListener('abort', onAbort);
+          this.totals.tasks++;
+          this.totals.waitSeconds += (performance.now() - asked) / 1000;
           state.inFlight += 1;
           state.lastStart = Date.now();
           Promise.resolve()
@@ -85,6 +89,11 @@ export class HostScheduler {
       state.timer?.ref();
       this.pump(key, state);
     });
+  }
+
+  /** Since the start: tasks started, and their time waiting for a slot and their host's delay (for metrics). */
+  get stats(): { readonly tasks: number; readonly waitSeconds: number } {
+    return { ...this.totals };
   }
 
   /** Tasks in flight at `url`'s host (for tests and metrics). */
