@@ -115,7 +115,8 @@ describe('POST /crawl', () => {
 
     test('limit bounds the pages processed; robots.txt keeps the crawler out of disallowed pages', async () => {
       const before = sites.linksOnly.requests.length;
-      const response = await crawl({ url: home(), max_depth: 3, limit: 7 });
+      // max_age 0: every page fetched (earlier tests left copies of these pages in the page cache).
+      const response = await crawl({ url: home(), max_depth: 3, limit: 7, max_age: 0 });
       expect(response.body.results).toHaveLength(7);
       const fetched = sites.linksOnly.requests.slice(before).map((r) => r.path);
       expect(fetched.filter((path) => /(\.html|\/)$/.test(path))).toHaveLength(7);

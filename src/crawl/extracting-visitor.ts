@@ -50,7 +50,7 @@ function isContentFailure(error: unknown): boolean {
 const MAX_SUMMARY = 4000;
 
 /** The headings of markdown content (its `#` lines, without the marks), for relevance as map reads them from HTML. */
-function markdownHeadings(markdown: string): string | null {
+export function markdownHeadings(markdown: string): string | null {
   let summary = '';
   let inCode = false;
   for (const line of markdown.split('\n')) {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DocumentIndexWriter } from '../crawl/document-index.writer.js';
-import { normalizeUrl } from '../crawl/normalize-url.js';
+import { normalizeUrl, slashTwin } from '../crawl/normalize-url.js';
 import { Database } from '../database/database.js';
 import type { ExtractedPage } from '../extract/content-extractor.port.js';
 import { AddressPolicy } from '../fetch/address-policy.js';
@@ -33,9 +33,9 @@ export interface CacheLookup {
 const EMPTY: CacheLookup = { fresh: new Map(), stale: new Map(), failed: new Set() };
 
 /**
- * The index is the cache: a page search or extract reads is written to the local index (documents, and with them
- * the passages and terms its triggers keep) with its fetch time, and a later read of the same canonical URL is
- * served from there while younger than the freshness limit. Lookups are one query by primary key for all URLs of
+ * The index is the cache: a page search, extract or crawl reads is written to the local index (documents, with their
+ * links, and with them the passages and terms its triggers keep) with its fetch time, and a later read of the same
+ * canonical URL (search, extract, crawl) is served from there while younger than the freshness limit. Lookups are one query by primary key for all URLs of
  * a request, and obey the SSRF rules as a fetch would (a copy is never served for a URL the fetcher would refuse).
  * Writes go behind the response (IndexWriteBehind); INDEX_READ_PAGES=false turns them off. Failed reads are
  * remembered for a few minutes in memory (RecentFailures), under the same max_age, and with the same switch.
@@ -75,14 +75,8 @@ export class PageCache implements BeforeApplicationShutdown {
       const key = this.keyOf(url);
       if (key) keys.set(url, key);
     }
-    let found: Map<string, CachedPage>;
-    try {
-      found = await withTimeout(readCachedPages(this.db, [...new Set(keys.values())]), LOOKUP_TIMEOUT_MS);
-    } catch (error) {
-      this.metrics.looked('error', urls.length);
-      this.logger.warn(`page cache lookup failed: ${(error as Error).message}`);
-      return EMPTY;
-    }
+    const found = await this.read([...new Set(keys.values())], false, urls.length);
+    if (!found) return EMPTY;
     const fresh = new Map<string, CachedPage>();
     const stale = new Map<string, CachedPage>();
     const failed = new Set<string>();
@@ -100,6 +94,24 @@ export class PageCache implements BeforeApplicationShutdown {
     this.metrics.looked('stale', stale.size);
     this.metrics.looked('miss', urls.length - fresh.size - stale.size);
     return { fresh, stale, failed };
+  }
+
+  /**
+   * Crawl's lookup: the copy of the page at `url`, with its links, when it is fresh under `policy` (else null, as for a
+   * copy whose links are not known). Either spelling of its path is looked up (`/a`, `/a/`): the frontier knows them
+   * as one page, and the one a redirect lands on is the one indexed.
+   */
+  async copyWithLinks(url: string, policy: CachePolicy): Promise<CachedPage | null> {
+    if (policy.maxAgeSeconds === 0) return null;
+    const key = this.keyOf(url);
+    const twin = key && slashTwin(key);
+    const found = key ? await this.read(twin ? [key, twin] : [key], true, 1) : null;
+    if (!found) return null;
+    const now = Date.now();
+    const copies = [found.get(key!), twin ? found.get(twin) : undefined];
+    const page = copies.find((copy) => copy?.links && isFresh(copy, policy.maxAgeSeconds, now)) ?? null;
+    this.metrics.looked(page ? 'fresh' : 'miss');
+    return page;
   }
 
   /** Queues a page just read (complete: markdown, not cut to a query's passages) for the local index. */
@@ -124,6 +136,17 @@ export class PageCache implements BeforeApplicationShutdown {
 
   async beforeApplicationShutdown(): Promise<void> {
     await this.flush();
+  }
+
+  /** The index's rows at `keys`; null (counted as `asked` errors, and logged) when the lookup fails or is slow. */
+  private async read(keys: string[], withLinks: boolean, asked: number): Promise<Map<string, CachedPage> | null> {
+    try {
+      return await withTimeout(readCachedPages(this.db, keys, withLinks), LOOKUP_TIMEOUT_MS);
+    } catch (error) {
+      this.metrics.looked('error', asked);
+      this.logger.warn(`page cache lookup failed: ${(error as Error).message}`);
+      return null;
+    }
   }
 
   /** The canonical URL of a URL the fetcher would be allowed to read, else null. */

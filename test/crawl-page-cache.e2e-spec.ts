@@ -1,0 +1,144 @@
+import { Database } from '../src/database/database.js';
+import { PageCache } from '../src/page-cache/page-cache.js';
+import { type DocsSites, startDocsSites } from './support/docs-sites.js';
+import { chargesOf, meteredOrganization } from './support/metering-fixture.js';
+import { SmtpSink } from './support/smtp-sink.js';
+import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
+
+interface CrawlResult {
+  url: string;
+  raw_content: string;
+  images: string[];
+  favicon?: string | null;
+}
+
+/** Requests a crawl may make that are not page reads. */
+const NOT_PAGES = new Set(['/robots.txt', '/sitemap.xml']);
+
+/**
+ * The index is crawl's cache too: POST /crawl takes a page the local index holds with its links, read less than
+ * max_age ago, instead of fetching it, and follows its links from there. The docs site on 127.0.0.1 (robots.txt
+ * without a sitemap, /docs-site/private/ disallowed) records every request it gets.
+ */
+describe('POST /crawl and the page cache', () => {
+  let smtp: SmtpSink;
+  let app: TestApp;
+  let sites: DocsSites;
+  let key: string;
+  let orgId: string;
+
+  beforeAll(async () => {
+    smtp = await SmtpSink.start();
+    sites = await startDocsSites();
+    app = await startTestApp({ env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1' } });
+    const org = await meteredOrganization(app, smtp, 'crawl-cache@a.test');
+    orgId = org.orgId;
+    key = (await org.key()).key;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await smtp?.stop();
+    await sites?.stop();
+    if (app) await dropSchema(app.schema);
+  });
+
+  const site = () => sites.linksOnly;
+  const docs = (path = '') => sites.docs(site().origin, path);
+  const crawl = (body: Record<string, unknown>) => call(app.url, 'POST', '/crawl', { body, token: key });
+  /** The paths `work` fetched from the site (page reads; robots.txt and sitemap.xml apart). */
+  const pagesFetchedBy = async <T>(work: () => Promise<T>): Promise<{ result: T; fetched: string[] }> => {
+    const before = site().requests.length;
+    const result = await work();
+    const fetched = site()
+      .requests.slice(before)
+      .map((request) => request.path)
+      .filter((path) => !NOT_PAGES.has(path));
+    return { result, fetched };
+  };
+  const age = (url: string, seconds: number) =>
+    app.app
+      .get(Database)
+      .query(`UPDATE documents SET fetched_at = now() - make_interval(secs => $2) WHERE url = $1`, [url, seconds]);
+
+  test('a second crawl takes every page from the cache: no page fetched, the same results, billed the same', async () => {
+    const body = { url: docs(), max_depth: 2, include_images: true, include_favicon: true };
+    const first = await pagesFetchedBy(() => crawl(body));
+    expect(first.result.status).toBe(200);
+    const results: CrawlResult[] = first.result.body.results;
+    expect(results.length).toBeGreaterThan(10);
+    expect(first.fetched.length).toBeGreaterThanOrEqual(results.length);
+
+    const second = await pagesFetchedBy(() => crawl(body));
+    expect(second.result.status).toBe(200);
+    expect(second.fetched).toEqual([]);
+    expect(second.result.body.results).toEqual(results);
+    // Robots.txt still decides which pages are taken: a cached page's links to disallowed pages are not followed.
+    expect(results.some((r) => r.url.includes('/private'))).toBe(false);
+
+    // A cached page is a page crawled: the two calls are priced on the same counts (credits follow the month's
+    // running count, so they may fall differently on the price blocks).
+    const [a, b] = (await chargesOf(app, orgId)).filter((charge) => charge.operation === 'crawl').slice(-2);
+    expect(b!.counts).toEqual(a!.counts);
+    expect(b!.counts.pages).toBe(results.length);
+    expect(b!.pricing).toEqual({ ...a!.pricing, items: expect.any(Array) });
+    expect(b!.pricing.units?.count).toBe(results.length);
+  });
+
+  test('a page older than max_age is fetched again (and replaces its copy); max_age 0 fetches every page', async () => {
+    const body = { url: docs('guides/'), max_depth: 1 };
+    const first = await crawl(body);
+    const urls: string[] = first.body.results.map((r: CrawlResult) => r.url);
+    expect(urls).toContain(docs('guides/webhooks.html'));
+    await age(docs('guides/webhooks.html'), 7200);
+
+    const aged = await pagesFetchedBy(() => crawl({ ...body, max_age: 3600 }));
+    expect(aged.fetched).toEqual(['/docs-site/guides/webhooks.html']);
+    expect(aged.result.body.results.map((r: CrawlResult) => r.url)).toEqual(urls);
+    const { rows } = await app.app
+      .get(Database)
+      .query<{ fetched_at: Date }>('SELECT fetched_at FROM documents WHERE url = $1', [docs('guides/webhooks.html')]);
+    expect(rows[0]!.fetched_at.getTime()).toBeGreaterThan(Date.now() - 60_000);
+
+    const uncached = await pagesFetchedBy(() => crawl({ ...body, max_age: 0 }));
+    expect(uncached.fetched.filter((path) => path.endsWith('.html') || path.endsWith('/'))).toHaveLength(urls.length);
+    expect(uncached.result.body.results.map((r: CrawlResult) => r.url)).toEqual(urls);
+  });
+
+  test('a page /extract read is taken from the cache by a crawl; advanced and text crawls fetch it', async () => {
+    const url = docs('api/search.html');
+    const extracted = await call(app.url, 'POST', '/extract', { body: { urls: [url] }, token: key });
+    expect(extracted.body.results).toHaveLength(1);
+    await app.app.get(PageCache).flush();
+
+    const alone = { url, select_paths: ['^/docs-site/api/search\\.html$'] };
+    const cached = await pagesFetchedBy(() => crawl(alone));
+    expect(cached.fetched).toEqual([]);
+    expect(cached.result.body.results).toEqual([
+      { url, raw_content: extracted.body.results[0].raw_content, images: [] },
+    ]);
+
+    for (const depthOrFormat of [{ extract_depth: 'advanced' }, { format: 'text' }]) {
+      const fetched = await pagesFetchedBy(() => crawl({ ...alone, ...depthOrFormat }));
+      expect(fetched.fetched).toEqual(['/docs-site/api/search.html']);
+    }
+  });
+
+  test('a page indexed without its links (before they were kept) is fetched, and kept with them', async () => {
+    const url = docs('blog/');
+    const alone = { url, select_paths: ['^/docs-site/blog/$'] };
+    expect((await crawl(alone)).body.results).toHaveLength(1);
+    await app.app.get(Database).query('UPDATE documents SET links = NULL WHERE url = $1', [url]);
+    const unknown = await pagesFetchedBy(() => crawl(alone));
+    expect(unknown.fetched).toEqual(['/docs-site/blog/']);
+    const known = await pagesFetchedBy(() => crawl(alone));
+    expect(known.fetched).toEqual([]);
+  });
+
+  describe('400', () => {
+    test.each([[-1], [1.5], ['60'], [31_536_001]])('max_age %p', async (maxAge) => {
+      const response = await crawl({ url: docs(), max_age: maxAge });
+      expect(response.status).toBe(400);
+      expect(response.body.detail.error).toMatch(/max_age/);
+    });
+  });
+});
