@@ -5,11 +5,14 @@ import { normalizeUrl, slashTwin } from '../crawl/normalize-url.js';
 import { Database } from '../database/database.js';
 import type { ExtractedPage } from '../extract/content-extractor.port.js';
 import { AddressPolicy } from '../fetch/address-policy.js';
+import { REDIS, type RedisClient } from '../redis/redis.module.js';
 import { type CachedPage, isFresh } from './cached-page.js';
+import type { FailureMemory } from './failure-memory.js';
 import { IndexWriteBehind } from './index-write-behind.js';
 import { PageCacheMetrics } from './page-cache.metrics.js';
 import { readCachedPages } from './read-cached-pages.js';
 import { RecentFailures } from './recent-failures.js';
+import { RedisRecentFailures } from './redis-recent-failures.js';
 
 /** A lookup slower than this is given up (a miss): the cache must never cost a read more than it saves. */
 const LOOKUP_TIMEOUT_MS = 250;
@@ -38,25 +41,31 @@ const EMPTY: CacheLookup = { fresh: new Map(), stale: new Map(), failed: new Set
  * canonical URL (search, extract, crawl) is served from there while younger than the freshness limit. Lookups are one query by primary key for all URLs of
  * a request, and obey the SSRF rules as a fetch would (a copy is never served for a URL the fetcher would refuse).
  * Writes go behind the response (IndexWriteBehind); INDEX_READ_PAGES=false turns them off. Failed reads are
- * remembered for a few minutes in memory (RecentFailures), under the same max_age, and with the same switch.
+ * remembered for a few minutes (FailureMemory: in Redis, shared by every node, when REDIS_URL is set; else in this
+ * process), under the same max_age, and with the same switch.
  */
 @Injectable()
 export class PageCache implements BeforeApplicationShutdown {
   private readonly logger = new Logger('PageCache');
   private readonly policy: AddressPolicy;
   private readonly writes: IndexWriteBehind | null;
-  private readonly failures: RecentFailures | null;
+  private readonly failures: FailureMemory | null;
   readonly defaultMaxAgeSeconds: number;
 
   constructor(
     private readonly db: Database,
     private readonly metrics: PageCacheMetrics,
     @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(REDIS) redis: RedisClient | null,
   ) {
     this.policy = new AddressPolicy(config.fetchAllowHosts);
     this.defaultMaxAgeSeconds = config.pageCacheMaxAgeSeconds;
     this.writes = config.indexReadPages ? new IndexWriteBehind(new DocumentIndexWriter(db), metrics) : null;
-    this.failures = config.indexReadPages ? new RecentFailures() : null;
+    this.failures = !config.indexReadPages
+      ? null
+      : redis
+        ? new RedisRecentFailures(redis, config.redisPrefix)
+        : new RecentFailures();
   }
 
   /** A request's policy: its max_age (seconds) or the default, and whether it asked for cache_fallback. */
@@ -75,7 +84,11 @@ export class PageCache implements BeforeApplicationShutdown {
       const key = this.keyOf(url);
       if (key) keys.set(url, key);
     }
-    const found = await this.read([...new Set(keys.values())], false, urls.length);
+    const distinct = [...new Set(keys.values())];
+    const [found, failedKeys] = await Promise.all([
+      this.read(distinct, false, urls.length),
+      this.failures?.failedWithin(distinct, policy.maxAgeSeconds) ?? new Set<string>(),
+    ]);
     if (!found) return EMPTY;
     const fresh = new Map<string, CachedPage>();
     const stale = new Map<string, CachedPage>();
@@ -87,7 +100,7 @@ export class PageCache implements BeforeApplicationShutdown {
         fresh.set(url, page);
         continue;
       }
-      if (this.failures?.failedWithin(key, policy.maxAgeSeconds, now)) failed.add(url);
+      if (failedKeys.has(key)) failed.add(url);
       if (page && policy.fallback) stale.set(url, page);
     }
     this.metrics.looked('fresh', fresh.size);
