@@ -16,11 +16,11 @@ interface CrawlResult {
 const NOT_PAGES = new Set(['/robots.txt', '/sitemap.xml']);
 
 /**
- * The index is crawl's cache too: POST /crawl takes a page the local index holds with its links, read less than
- * max_age ago, instead of fetching it, and follows its links from there. The docs site on 127.0.0.1 (robots.txt
- * without a sitemap, /docs-site/private/ disallowed) records every request it gets.
+ * The index is crawl's and map's cache too: POST /crawl (and /map without instructions) takes a page the local index
+ * holds with its links, read less than max_age ago, instead of fetching it, and follows its links from there. The
+ * docs site on 127.0.0.1 (robots.txt without a sitemap, /docs-site/private/ disallowed) records every request it gets.
  */
-describe('POST /crawl and the page cache', () => {
+describe('POST /crawl, POST /map and the page cache', () => {
   let smtp: SmtpSink;
   let app: TestApp;
   let sites: DocsSites;
@@ -45,6 +45,7 @@ describe('POST /crawl and the page cache', () => {
   const site = () => sites.linksOnly;
   const docs = (path = '') => sites.docs(site().origin, path);
   const crawl = (body: Record<string, unknown>) => call(app.url, 'POST', '/crawl', { body, token: key });
+  const map = (body: Record<string, unknown>) => call(app.url, 'POST', '/map', { body, token: key });
   /** The paths `work` fetched from the site (page reads; robots.txt and sitemap.xml apart). */
   const pagesFetchedBy = async <T>(work: () => Promise<T>): Promise<{ result: T; fetched: string[] }> => {
     const before = site().requests.length;
@@ -134,11 +135,44 @@ describe('POST /crawl and the page cache', () => {
     expect(known.fetched).toEqual([]);
   });
 
+  test('a map takes the pages a crawl read from the cache, and finds what a map that fetches them finds', async () => {
+    await crawl({ url: docs() });
+    const cached = await pagesFetchedBy(() => map({ url: docs(), max_depth: 2 }));
+    expect(cached.fetched).toEqual([]);
+    const fetched = await pagesFetchedBy(() => map({ url: docs(), max_depth: 2, max_age: 0 }));
+    expect(fetched.fetched.length).toBeGreaterThan(0);
+    expect(cached.result.body.results).toEqual(fetched.result.body.results);
+    expect(cached.result.body.results.length).toBeGreaterThan(10);
+    // With instructions a map reads the pages' own headings: it fetches them.
+    const ranked = await pagesFetchedBy(() => map({ url: docs(), instructions: 'webhooks' }));
+    expect(ranked.fetched).toContain('/docs-site/');
+  });
+
+  test('a page that asks robots not to follow its links is not followed, fetched or from the cache', async () => {
+    site().route('/docs-site/nofollow.html', (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end(`<!doctype html><html><head><title>Release notes</title><meta name="robots" content="noindex, nofollow">
+        </head><body><main><h1>Release notes</h1><p>Version 2 of the API adds webhooks, cursor pagination and a new
+        error format; version 1 stays available until the end of next year for every existing key.</p>
+        <a href="/docs-site/guides/">Guides</a> <a href="/docs-site/api/">API</a></main></body></html>`);
+    });
+    const url = docs('nofollow.html');
+    const fresh = await pagesFetchedBy(() => crawl({ url }));
+    expect(fresh.result.body.results.map((r: CrawlResult) => r.url)).toEqual([url]);
+    expect(fresh.fetched).toEqual(['/docs-site/nofollow.html']);
+    const cached = await pagesFetchedBy(() => crawl({ url }));
+    expect(cached.fetched).toEqual([]);
+    expect(cached.result.body.results).toEqual(fresh.result.body.results);
+    expect((await map({ url })).body.results).toEqual([url]);
+  });
+
   describe('400', () => {
     test.each([[-1], [1.5], ['60'], [31_536_001]])('max_age %p', async (maxAge) => {
-      const response = await crawl({ url: docs(), max_age: maxAge });
-      expect(response.status).toBe(400);
-      expect(response.body.detail.error).toMatch(/max_age/);
+      for (const route of [crawl, map]) {
+        const response = await route({ url: docs(), max_age: maxAge });
+        expect(response.status).toBe(400);
+        expect(response.body.detail.error).toMatch(/max_age/);
+      }
     });
   });
 });

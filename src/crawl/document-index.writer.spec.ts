@@ -107,5 +107,7 @@ describe('DocumentIndexWriter', () => {
       publishedDate: null,
       links: [{ url: 'https://e.test/a?b=2', text: 'A' }],
     });
+    // A page that says nofollow leaves no links to follow.
+    expect(DocumentIndexWriter.fromPage({ ...extracted, noFollow: true })?.links).toEqual([]);
   });
 });

@@ -17,7 +17,10 @@ export interface IndexedDocument {
   readonly images: readonly string[];
   readonly structuredData: readonly Record<string, unknown>[];
   readonly fetchedAt: Date;
-  /** The page's outgoing links (normalized, in page order), which crawl follows from a cached copy; absent: unknown. */
+  /**
+   * The page's links to follow (normalized, in page order; none when it says nofollow), which map and crawl follow
+   * from a cached copy; absent: unknown.
+   */
   readonly links?: readonly PageLinkText[];
 }
 
@@ -73,10 +76,13 @@ export class DocumentIndexWriter {
       images: page.images,
       structuredData: page.structuredData,
       fetchedAt,
-      links: page.links.flatMap((link) => {
-        const normalized = normalizeUrl(link.url);
-        return normalized ? [{ url: normalized, text: link.text }] : [];
-      }),
+      // A page that asks robots not to follow its links leaves none to follow from its copy.
+      links: page.noFollow
+        ? []
+        : page.links.flatMap((link) => {
+            const normalized = normalizeUrl(link.url);
+            return normalized ? [{ url: normalized, text: link.text }] : [];
+          }),
     };
   }
 

@@ -30,6 +30,7 @@ export function extractingVisitor(
         const normalized = normalizeUrl(link.url);
         return normalized ? [{ url: normalized, text: link.text }] : [];
       }),
+      noFollow: page.noFollow === true,
       title: page.title,
       summary: markdownHeadings(page.rawContent),
       content: page.rawContent,

@@ -1,6 +1,5 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { MAX_AGE_LIMIT } from '../../search/dto/search-request.dto.js';
 import { MapRequestDto } from './map-request.dto.js';
 
 /**
@@ -37,16 +36,4 @@ export class CrawlRequestDto extends MapRequestDto {
   @Min(1)
   @Max(5)
   chunks_per_source?: number | null;
-
-  /**
-   * Seconds a page read earlier (kept in the local index with its links) stays good enough to stand for a fresh read
-   * of it, at basic depth in markdown; older pages are fetched again. 0 always fetches. Default: the server's
-   * PAGE_CACHE_MAX_AGE_SECONDS (86400).
-   */
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_AGE_LIMIT, nullable: true })
-  @IsOptional()
-  @IsInt({ message: 'max_age must be a whole number of seconds.' })
-  @Min(0, { message: `max_age must be between 0 and ${MAX_AGE_LIMIT} seconds.` })
-  @Max(MAX_AGE_LIMIT, { message: `max_age must be between 0 and ${MAX_AGE_LIMIT} seconds.` })
-  max_age?: number | null;
 }
