@@ -30,7 +30,9 @@ describe('POST /crawl, POST /map and the page cache', () => {
   beforeAll(async () => {
     smtp = await SmtpSink.start();
     sites = await startDocsSites();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1' } });
+    // The site's own port only: the cache serves what the fetcher may read, port included.
+    const allowed = new URL(sites.linksOnly.origin).host;
+    app = await startTestApp({ env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: allowed } });
     const org = await meteredOrganization(app, smtp, 'crawl-cache@a.test');
     orgId = org.orgId;
     key = (await org.key()).key;

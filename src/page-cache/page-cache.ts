@@ -5,6 +5,7 @@ import { normalizeUrl, slashTwin } from '../crawl/normalize-url.js';
 import { Database } from '../database/database.js';
 import type { ExtractedPage } from '../extract/content-extractor.port.js';
 import { AddressPolicy } from '../fetch/address-policy.js';
+import { portOfUrl } from '../fetch/allow-entry.js';
 import { REDIS, type RedisClient } from '../redis/redis.module.js';
 import { type CachedPage, isFresh } from './cached-page.js';
 import type { FailureMemory } from './failure-memory.js';
@@ -162,11 +163,12 @@ export class PageCache implements BeforeApplicationShutdown {
     }
   }
 
-  /** The canonical URL of a URL the fetcher would be allowed to read, else null. */
+  /** The canonical URL of a URL the fetcher would be allowed to read (its host on its port), else null. */
   private keyOf(url: string): string | null {
     const key = normalizeUrl(url);
     if (!key) return null;
-    return this.policy.checkHost(new URL(key).hostname) ? null : key;
+    const target = new URL(key);
+    return this.policy.checkHost(target.hostname, portOfUrl(target)) ? null : key;
   }
 }
 
