@@ -1,4 +1,11 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createApp } from '../src/app/create-app.js';
+import { loadConfig } from '../src/config/app-config.js';
 import { Database } from '../src/database/database.js';
+import { DemoSeedService } from '../src/demo/demo-seed.service.js';
 import { PageCache } from '../src/page-cache/page-cache.js';
 import { type DocsSites, startDocsSites } from './support/docs-sites.js';
 import { chargesOf, meteredOrganization } from './support/metering-fixture.js';
@@ -176,5 +183,41 @@ describe('POST /crawl, POST /map and the page cache', () => {
         expect(response.body.detail.error).toMatch(/max_age/);
       }
     });
+  });
+});
+
+/** The same cache in the embedded default mode (PGlite runs migration 032 and keeps the links too). */
+describe('POST /crawl and the page cache in embedded mode', () => {
+  let dataDir: string;
+  let sites: DocsSites;
+  let app: NestFastifyApplication;
+  let url: string;
+  let key: string;
+
+  beforeAll(async () => {
+    sites = await startDocsSites();
+    dataDir = await mkdtemp(path.join(tmpdir(), 'crawl-cache-embedded-'));
+    app = await createApp(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', FETCH_ALLOW_HOSTS: '127.0.0.1' }));
+    await app.listen(0, '127.0.0.1');
+    url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    key = (await app.get(DemoSeedService).seedOnce())!;
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+    await sites?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  test('a second crawl fetches no page and returns the same results', async () => {
+    const body = { url: sites.docs(sites.linksOnly.origin), max_depth: 2 };
+    const crawl = () => call(url, 'POST', '/crawl', { body, token: key });
+    const first = await crawl();
+    expect(first.status).toBe(200);
+    expect(first.body.results.length).toBeGreaterThan(10);
+    const before = sites.linksOnly.requests.length;
+    const second = await crawl();
+    const fetched = sites.linksOnly.requests.slice(before).map((request) => request.path);
+    expect(fetched.filter((path) => !NOT_PAGES.has(path))).toEqual([]);
+    expect(second.body.results).toEqual(first.body.results);
   });
 });
