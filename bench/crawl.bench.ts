@@ -340,7 +340,8 @@ async function runService(site: Site, withMap: boolean): Promise<CrawlRun> {
     let map: CrawlRun['map'];
     if (withMap) {
       const mapStarted = performance.now();
-      const mapped = await post(ready.base, '/map', ready.key, site.request);
+      // max_age 0: the map fetches its pages (the crawl just put them in the page cache).
+      const mapped = await post(ready.base, '/map', ready.key, { ...site.request, max_age: 0 });
       const mapSeconds = (performance.now() - mapStarted) / 1000;
       const count = (mapped.results as unknown[]).length;
       map = { pages: count, seconds: round(mapSeconds, 2), pagesPerSecond: round(count / mapSeconds, 1) };

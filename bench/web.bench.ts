@@ -20,7 +20,8 @@
  * seeded sample of BENCH_WEB_CLAIMS, default 100, of the 505):
  * - nDCG@10 against the qrels (a result URL's path names its abstract);
  * - evidence recall@5: the share of claims whose top 5 results' `content` holds a rationale sentence of a relevant
- *   abstract (bench/web/evidence-match.ts: word sequences, ≥ 80 % of a sentence's words in order);
+ *   abstract (bench/web/evidence-match.ts: word sequences, ≥ 80 % of a sentence's words in order), also per half of
+ *   the claims by id parity;
  * - raw_content coverage: of the results whose page answered in time (seeded model: a 200 whose headers come within
  *   the depth's budget less the engine's latency and 100 ms for connecting and extraction; trickling, hanging and
  *   failing pages excluded), the share with a non-empty raw_content;
@@ -203,6 +204,8 @@ interface RowFigures {
   readonly warmAddedP50: number;
   readonly ndcg10: number;
   readonly evidenceRecall5: number;
+  /** The same on each half of the claims by id parity: a change that helps one half only fits the sample. */
+  readonly evidenceRecall5ByHalf: { readonly even: number; readonly odd: number };
   /** null: not measured (the engine has no raw_content). */
   readonly rawCoverage: number | null;
   readonly rawInTime: number;
@@ -252,6 +255,10 @@ function rowFigures(
       [...a.claim.evidence.values()].flat(),
     ),
   );
+  const recallOfHalf = (parity: number) => {
+    const half = withEvidence.filter((a) => Number(a.claim.id) % 2 === parity);
+    return round(half.filter((a) => found.includes(a)).length / Math.max(1, half.length));
+  };
   let inTime = 0;
   let withRaw = 0;
   if (row !== 'engine') {
@@ -278,6 +285,7 @@ function rowFigures(
     warmAddedP50: added(warm),
     ndcg10: round(ndcg.reduce((s, v) => s + v, 0) / Math.max(1, ndcg.length)),
     evidenceRecall5: round(found.length / Math.max(1, withEvidence.length)),
+    evidenceRecall5ByHalf: { even: recallOfHalf(0), odd: recallOfHalf(1) },
     rawCoverage: row === 'engine' || RAW === 'none' ? null : inTime ? round(withRaw / inTime) : NaN,
     rawInTime: inTime,
     coldP50: round(percentile(coldMs, 50), 1),
@@ -336,6 +344,7 @@ function rowsTable(rows: readonly RowFigures[]): string {
     'row',
     'nDCG@10',
     'evidence R@5',
+    'R@5 even / odd',
     'raw_content',
     'cold p50',
     'cold p95',
@@ -348,6 +357,7 @@ function rowsTable(rows: readonly RowFigures[]): string {
     r.row === 'engine' ? 'engine alone' : r.row,
     r.ndcg10.toFixed(3),
     r.evidenceRecall5.toFixed(3),
+    `${r.evidenceRecall5ByHalf.even.toFixed(3)} / ${r.evidenceRecall5ByHalf.odd.toFixed(3)}`,
     r.rawCoverage === null ? '—' : `${(r.rawCoverage * 100).toFixed(1)} % of ${r.rawInTime}`,
     ms(r.coldP50),
     ms(r.coldP95),

@@ -122,7 +122,10 @@ describe('POST /search reads the pages of upstream hits', () => {
     searxng.searxngResults = [engineHit(url, 0)];
     const plain = await search({});
     expect(byUrl(plain.body.results, url).raw_content).toBeNull();
-    expect(byUrl(plain.body.results, url).content).not.toContain(' [...] ');
+    // Basic's default is 3: both passages that hold the query's words (the filler holds none).
+    expect(byUrl(plain.body.results, url).content.split(' [...] ')).toHaveLength(2);
+    const one = await search({ chunks_per_source: 1 });
+    expect(byUrl(one.body.results, url).content).not.toContain(' [...] ');
     const two = await search({ search_depth: 'advanced', chunks_per_source: 2 });
     const content = byUrl(two.body.results, url).content;
     expect(content.split(' [...] ')).toHaveLength(2);

@@ -148,7 +148,9 @@ describe('POST /search over the local index', () => {
       expect(Object.keys(first)).toEqual(['id', 'title', 'url', 'content', 'score', 'raw_content']);
       expect(first.id).toBe(`${response.body.request_id}-01`);
       expect(first.raw_content).toBeNull();
-      expect(first.content.length).toBeLessThanOrEqual(500);
+      const chunks = first.content.split(' [...] ');
+      expect(chunks.length).toBeLessThanOrEqual(3);
+      for (const chunk of chunks) expect(chunk.length).toBeLessThanOrEqual(500);
       expect(first.content).toMatch(/Danube/);
     });
 
@@ -389,8 +391,14 @@ describe('POST /search over the local index', () => {
       for (const chunk of chunks) expect(chunk.length).toBeLessThanOrEqual(500);
       const one = await s.search({ query, search_depth: 'advanced', chunks_per_source: 1, max_results: 3 });
       for (const result of one.body.results as Result[]) expect(result.content).not.toContain(' [...] ');
+      // Basic joins as many by default (3); one is its best sentence window.
       const basic = await s.search({ query, max_results: 3 });
-      for (const result of basic.body.results as Result[]) expect(result.content).not.toContain(' [...] ');
+      const basicGuide = (basic.body.results as Result[]).find((r) => r.url === guide.url)!;
+      expect(basicGuide.content.split(' [...] ').length).toBeGreaterThan(1);
+      const basicOne = await s.search({ query, chunks_per_source: 1, max_results: 3 });
+      for (const result of basicOne.body.results as Result[]) expect(result.content).not.toContain(' [...] ');
+      const fast = await s.search({ query, search_depth: 'fast', max_results: 3 });
+      for (const result of fast.body.results as Result[]) expect(result.content).not.toContain(' [...] ');
     });
 
     test('passage-level reranking keeps the known-best pages first', async () => {

@@ -11,11 +11,13 @@ import { AddressPolicy } from '../fetch/address-policy.js';
 import { FETCHER, type Fetcher, ROBOTS_POLICY, type RobotsPolicy } from '../fetch/fetcher.port.js';
 import { HostScheduler } from '../fetch/host-scheduler.js';
 import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import { PageCache } from '../page-cache/page-cache.js';
+import { type CrawledPage, cachedVisit } from './cached-visit.js';
 import type { CrawlResponseDto } from './dto/crawl-response.dto.js';
 import { cutShort, resolveRequest, responseTime } from './crawl-request.js';
 import { DocumentIndexWriter } from './document-index.writer.js';
 import type { CrawlRequestDto } from './dto/crawl-request.dto.js';
-import { Frontier } from './frontier.js';
+import { Frontier, type PageCopies } from './frontier.js';
 import { IndexFeed } from './index-feed.js';
 import { extractingVisitor } from './extracting-visitor.js';
 import { rejectFailedStart } from './start-failure.js';
@@ -30,7 +32,9 @@ const CONCURRENCY_PER_THREAD = 4;
 /**
  * POST /crawl: map's frontier, with every page extracted (CONTENT_EXTRACTOR, HTML on the extraction pool's threads)
  * instead of only read for links. Pages that fail are left out and not billed. Every extracted page is written to
- * the local search index as the crawl goes. A crawl cut short by its timeout or its limit says so (`cut_short`).
+ * the local search index as the crawl goes. At basic depth in markdown the index is the crawl's page cache: a page
+ * it holds with its links, read less than max_age ago, is taken from there instead of fetched (and billed as
+ * crawled). A crawl cut short by its timeout or its limit says so (`cut_short`).
  */
 @Injectable()
 export class CrawlService {
@@ -45,6 +49,7 @@ export class CrawlService {
     @Inject(CONTENT_EXTRACTOR) private readonly extractor: ContentExtractor,
     private readonly addresses: AddressPolicy,
     private readonly index: DocumentIndexWriter,
+    private readonly cache: PageCache,
     @Optional() @Inject(ExtractionPool) pool: ExtractionPool | null = null,
   ) {
     this.frontier = new Frontier(fetcher, robots, scheduler);
@@ -69,11 +74,11 @@ export class CrawlService {
       ...request.plan('crawl'),
       concurrency: this.concurrency,
       pageTimeoutMs: PAGE_TIMEOUT_MS[depth],
-      onPage: (page: { visit: { payload: unknown } | null }) => {
-        if (page.visit?.payload) feed.push(page.visit.payload as ExtractedPage);
+      onPage: (page: { visit: { payload: unknown; fromCache?: boolean } | null }) => {
+        if (page.visit?.payload && !page.visit.fromCache) feed.push(page.visit.payload as ExtractedPage);
       },
     };
-    const outcome = await this.frontier.run(plan, visitor);
+    const outcome = await this.frontier.run<CrawledPage | null>(plan, visitor, this.copiesFor(body));
     await feed.drain();
     if (outcome.pages.length === 0) rejectFailedStart(outcome.startError, request.startUrl, request.baseUrl);
 
@@ -94,6 +99,17 @@ export class CrawlService {
         response_time: responseTime(startedAt),
       },
       counts: { pages: results.length, failed_urls: outcome.failed },
+    };
+  }
+
+  /** The page cache's copies younger than max_age, for a crawl that reads pages as the cache holds them. */
+  private copiesFor(body: CrawlRequestDto): PageCopies<CrawledPage> | undefined {
+    if ((body.extract_depth ?? 'basic') !== 'basic' || (body.format ?? 'markdown') !== 'markdown') return undefined;
+    const policy = this.cache.policyFor(body.max_age ?? undefined, false);
+    if (policy.maxAgeSeconds === 0) return undefined;
+    return async (url) => {
+      const page = await this.cache.copyWithLinks(url, policy);
+      return page ? cachedVisit(page) : null;
     };
   }
 }

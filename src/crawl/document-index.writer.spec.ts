@@ -1,6 +1,7 @@
 import { BackendPriority } from '../database/backend-priority.js';
 import { Database } from '../database/database.js';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
+import { readCachedPages } from '../page-cache/read-cached-pages.js';
 import { DocumentIndexWriter, contentHash } from './document-index.writer.js';
 
 describe('DocumentIndexWriter', () => {
@@ -72,7 +73,20 @@ describe('DocumentIndexWriter', () => {
     expect(rows[0]?.n).toBe(40);
   });
 
-  test('fromPage: the canonical URL, and a published date only when it parses', () => {
+  test('keeps the links of a page that has them, and none (unknown) for a page written without', async () => {
+    const links = [
+      { url: 'https://e.test/next', text: 'Next | Onwards' },
+      { url: 'https://other.test/', text: '' },
+    ];
+    await writer.upsert([{ ...page('https://e.test/linked', 'x'), links }, page('https://e.test/unlinked', 'y')]);
+    const copies = await readCachedPages(database.db, ['https://e.test/linked', 'https://e.test/unlinked'], true);
+    expect(copies.get('https://e.test/linked')?.links).toEqual(links);
+    expect(copies.get('https://e.test/unlinked')?.links).toBeNull();
+    const withoutLinks = await readCachedPages(database.db, ['https://e.test/linked']);
+    expect(withoutLinks.get('https://e.test/linked')?.links).toBeNull();
+  });
+
+  test('fromPage: the canonical URL, a published date only when it parses, the links normalized', () => {
     const extracted = {
       url: 'https://E.test/docs/?utm_source=x#top',
       title: null,
@@ -82,12 +96,18 @@ describe('DocumentIndexWriter', () => {
       publishedDate: 'not a date',
       language: null,
       structuredData: [],
-      links: [],
+      links: [
+        { url: 'https://E.test/a?utm_medium=y&b=2#part', text: 'A' },
+        { url: 'mailto:someone@e.test', text: 'mail' },
+      ],
       contentType: 'text/html',
     };
     expect(DocumentIndexWriter.fromPage(extracted)).toMatchObject({
       url: 'https://e.test/docs/',
       publishedDate: null,
+      links: [{ url: 'https://e.test/a?b=2', text: 'A' }],
     });
+    // A page that says nofollow leaves no links to follow.
+    expect(DocumentIndexWriter.fromPage({ ...extracted, noFollow: true })?.links).toEqual([]);
   });
 });

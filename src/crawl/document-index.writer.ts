@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
-import type { ExtractedPage } from '../extract/content-extractor.port.js';
+import type { ExtractedPage, PageLinkText } from '../extract/content-extractor.port.js';
 import { linkListShare } from '../search/text/link-list-share.js';
 import { normalizeUrl } from './normalize-url.js';
 
@@ -17,6 +17,11 @@ export interface IndexedDocument {
   readonly images: readonly string[];
   readonly structuredData: readonly Record<string, unknown>[];
   readonly fetchedAt: Date;
+  /**
+   * The page's links to follow (normalized, in page order; none when it says nofollow), which map and crawl follow
+   * from a cached copy; absent: unknown.
+   */
+  readonly links?: readonly PageLinkText[];
 }
 
 /** Rows per INSERT: the statistics triggers run once per statement, so once per this many documents. */
@@ -37,14 +42,14 @@ const INITIAL_MS_PER_CHAR = 0.03;
  */
 const UPSERT_SQL = `
 INSERT INTO documents (url, domain, title, content, published_date, language, favicon, images, structured_data,
-                       fetched_at, content_hash, link_list_share)
+                       fetched_at, content_hash, link_list_share, links)
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[],
-                     $8::jsonb[], $9::jsonb[], $10::timestamptz[], $11::text[], $12::real[])
+                     $8::jsonb[], $9::jsonb[], $10::timestamptz[], $11::text[], $12::real[], $13::jsonb[])
 ON CONFLICT (url) DO UPDATE SET
   domain = EXCLUDED.domain, title = EXCLUDED.title, content = EXCLUDED.content,
   published_date = EXCLUDED.published_date, language = EXCLUDED.language, favicon = EXCLUDED.favicon,
   images = EXCLUDED.images, structured_data = EXCLUDED.structured_data, fetched_at = EXCLUDED.fetched_at,
-  content_hash = EXCLUDED.content_hash, link_list_share = EXCLUDED.link_list_share`;
+  content_hash = EXCLUDED.content_hash, link_list_share = EXCLUDED.link_list_share, links = EXCLUDED.links`;
 
 /**
  * Feeds the local search index: every page crawl extracts is upserted by its canonical URL (a later read of the same
@@ -72,6 +77,13 @@ export class DocumentIndexWriter {
       images: page.images,
       structuredData: page.structuredData,
       fetchedAt,
+      // A page that asks robots not to follow its links leaves none to follow from its copy.
+      links: page.noFollow
+        ? []
+        : page.links.flatMap((link) => {
+            const normalized = normalizeUrl(link.url);
+            return normalized ? [{ url: normalized, text: link.text }] : [];
+          }),
     };
   }
 
@@ -108,7 +120,7 @@ export class DocumentIndexWriter {
   }
 
   private async write(batch: readonly IndexedDocument[]): Promise<number> {
-    const columns: unknown[][] = Array.from({ length: 12 }, () => []);
+    const columns: unknown[][] = Array.from({ length: 13 }, () => []);
     for (const doc of batch) {
       [
         doc.url,
@@ -123,6 +135,7 @@ export class DocumentIndexWriter {
         doc.fetchedAt,
         contentHash(doc.content),
         linkListShare(doc.content),
+        doc.links ? cleanJson(doc.links) : null,
       ].forEach((value, column) => columns[column]!.push(value));
     }
     if (!this.db.priority.singleBackend) {

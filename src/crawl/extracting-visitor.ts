@@ -35,6 +35,7 @@ export function extractingVisitor(
         const normalized = normalizeUrl(link.url);
         return normalized ? [{ url: normalized, text: link.text }] : [];
       }),
+      noFollow: page.noFollow === true,
       title: page.title,
       summary: markdownHeadings(page.rawContent),
       content: page.rawContent,
@@ -55,7 +56,7 @@ function isContentFailure(error: unknown): boolean {
 const MAX_SUMMARY = 4000;
 
 /** The headings of markdown content (its `#` lines, without the marks), for relevance as map reads them from HTML. */
-function markdownHeadings(markdown: string): string | null {
+export function markdownHeadings(markdown: string): string | null {
   let summary = '';
   let inCode = false;
   for (const line of markdown.split('\n')) {

@@ -26,6 +26,8 @@ import { trimEndChars } from '../common/linear-text.js';
  *   directory as depth-1 pages, after the start page's own links.
  * - Politeness: robots.txt is checked for every page before it is listed or fetched; fetches go through the shared
  *   HostScheduler (a few at a time per host, spaced by the site's crawl-delay).
+ * - Copies: a run given PageCopies (crawl's page cache) takes a page's copy instead of fetching it, when there is one;
+ *   the page is taken by the same rules (robots.txt, filters, depth, breadth, limit) and counts as visited.
  * - Time: at the deadline, nothing new starts, visits in flight are aborted, and what is done is returned, with
  *   what was left (`stop`).
  * - Pipelining (crawl without instructions): the pages of depth d+1 are found from the pages of depth d in their
@@ -65,6 +67,8 @@ export interface PageVisit<P> {
   readonly content?: string | null;
   /** The page was read for its links only (its content could not be had): followed, but never a result. */
   readonly linksOnly?: boolean;
+  /** Taken from the page cache (the local index), not fetched. */
+  readonly fromCache?: boolean;
   readonly payload: P;
 }
 
@@ -83,6 +87,12 @@ export interface VisitContext {
 
 /** Fetches (or extracts) one page. Resolves null, or rejects, when the page cannot be had. */
 export type PageVisitor<P> = (url: string, context: VisitContext) => Promise<PageVisit<P> | null>;
+
+/**
+ * A copy of a page that stands for its visit (the page cache), asked before the page is fetched: null (or a rejection)
+ * visits the page. A copy costs no fetch, so it does not wait for the host's turn or its crawl-delay.
+ */
+export type PageCopies<P> = (url: string) => Promise<PageVisit<P> | null>;
 
 export interface FrontierPage<P> {
   readonly url: string;
@@ -146,8 +156,8 @@ export class Frontier {
     private readonly scheduler: HostScheduler,
   ) {}
 
-  run<P>(plan: FrontierPlan, visitor: PageVisitor<P>): Promise<FrontierOutcome<P>> {
-    return new FrontierRun(plan, visitor, this.fetcher, this.robots, this.scheduler).run();
+  run<P>(plan: FrontierPlan, visitor: PageVisitor<P>, copies?: PageCopies<P>): Promise<FrontierOutcome<P>> {
+    return new FrontierRun(plan, visitor, this.fetcher, this.robots, this.scheduler, copies ?? null).run();
   }
 }
 
@@ -199,6 +209,7 @@ class FrontierRun<P> {
     private readonly fetcher: Fetcher,
     private readonly robots: RobotsPolicy,
     private readonly scheduler: HostScheduler,
+    private readonly copies: PageCopies<P> | null,
   ) {
     // Every visit in flight listens to the run's signal, several times over (scheduler, fetch, the run itself).
     setMaxListeners(MAX_SIGNAL_LISTENERS, this.controller.signal);
@@ -451,10 +462,10 @@ class FrontierRun<P> {
     }
     const pageTimeoutMs = this.plan.pageTimeoutMs ?? DEFAULT_PAGE_TIMEOUT_MS;
     if (this.plan.deadline <= Date.now()) return;
-    let visit: PageVisit<P> | null = null;
+    let visit: PageVisit<P> | null = await this.copyOf(entry.url);
     try {
       const remaining = this.plan.deadline - Date.now();
-      if (!this.signal.aborted && remaining > 0) {
+      if (!visit && !this.signal.aborted && remaining > 0) {
         // A little past the deadline: a visit still running then is cut short by the run, not failed by its own
         // timeout (a map keeps such a page listed).
         const budget = Math.min(pageTimeoutMs, remaining + DEADLINE_GRACE_MS);
@@ -513,6 +524,12 @@ class FrontierRun<P> {
       this.plan.onPage({ url: entry.url, depth: entry.depth, visit: entry.visit });
     }
     if (entry.depth < this.plan.maxDepth) this.prefetchRobots(entry);
+  }
+
+  /** The page cache's copy of the page, if it has one the run may take (never waits past the run's end). */
+  private async copyOf(url: string): Promise<PageVisit<P> | null> {
+    if (!this.copies) return null;
+    return untilAborted(this.copies(url), this.signal).catch(() => null);
   }
 
   /**

@@ -3,16 +3,20 @@ import { AddressPolicy } from '../fetch/address-policy.js';
 import { FETCHER, type Fetcher, ROBOTS_POLICY, type RobotsPolicy } from '../fetch/fetcher.port.js';
 import { HostScheduler } from '../fetch/host-scheduler.js';
 import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import { PageCache } from '../page-cache/page-cache.js';
+import { cachedLinkVisit } from './cached-visit.js';
 import type { MapResponseDto } from './dto/crawl-response.dto.js';
 import { cutShort, resolveRequest, responseTime } from './crawl-request.js';
 import type { MapRequestDto } from './dto/map-request.dto.js';
-import { Frontier } from './frontier.js';
+import { Frontier, type PageCopies } from './frontier.js';
 import { linkVisitor } from './link-visitor.js';
 import { rejectFailedStart } from './start-failure.js';
 
 /**
  * POST /map: the URLs of a site, found by following links (fetched, not extracted) and reading its sitemaps. A map cut
- * short by its timeout or its limit says so (`cut_short`), as a crawl does.
+ * short by its timeout or its limit says so (`cut_short`), as a crawl does. Without instructions, a page the local
+ * index holds with its links, read less than max_age ago, is taken from there instead of fetched (with instructions
+ * the fetched page's headings and the headings above its links rank the results, which a copy does not keep).
  */
 @Injectable()
 export class MapService {
@@ -23,6 +27,7 @@ export class MapService {
     @Inject(ROBOTS_POLICY) robots: RobotsPolicy,
     scheduler: HostScheduler,
     private readonly addresses: AddressPolicy,
+    private readonly cache: PageCache,
   ) {
     this.frontier = new Frontier(fetcher, robots, scheduler);
   }
@@ -30,7 +35,7 @@ export class MapService {
   async map(body: MapRequestDto): Promise<WorkOutcome<MapResponseDto>> {
     const startedAt = Date.now();
     const request = resolveRequest(body, this.addresses, startedAt);
-    const outcome = await this.frontier.run(request.plan('map'), linkVisitor(this.fetcher));
+    const outcome = await this.frontier.run(request.plan('map'), linkVisitor(this.fetcher), this.copiesFor(body));
     if (outcome.pages.length === 0) rejectFailedStart(outcome.startError, request.startUrl, request.baseUrl);
     const results = outcome.pages.map((page) => page.url);
     return {
@@ -41,6 +46,16 @@ export class MapService {
         response_time: responseTime(startedAt),
       },
       counts: { pages: results.length },
+    };
+  }
+
+  private copiesFor(body: MapRequestDto): PageCopies<null> | undefined {
+    if (body.instructions?.trim()) return undefined;
+    const policy = this.cache.policyFor(body.max_age ?? undefined, false);
+    if (policy.maxAgeSeconds === 0) return undefined;
+    return async (url) => {
+      const page = await this.cache.copyWithLinks(url, policy);
+      return page ? cachedLinkVisit(page) : null;
     };
   }
 }

@@ -1,4 +1,4 @@
-import { keyOf, normalizeUrl, pageKey, parseStartUrl } from './normalize-url.js';
+import { keyOf, normalizeUrl, pageKey, parseStartUrl, slashTwin } from './normalize-url.js';
 
 describe('normalizeUrl', () => {
   test.each([
@@ -91,5 +91,14 @@ describe('parseStartUrl', () => {
     'https://-/',
   ])('refuses %j', (input) => {
     expect(parseStartUrl(input)).toBeNull();
+  });
+});
+
+describe('slashTwin', () => {
+  test('the other spelling of a page under pageKey; none for the root', () => {
+    expect(slashTwin('https://e.test/docs/')).toBe('https://e.test/docs');
+    expect(slashTwin('https://e.test/docs?a=1')).toBe('https://e.test/docs/?a=1');
+    expect(slashTwin('https://e.test/')).toBeNull();
+    expect(pageKey(slashTwin('https://e.test/a/b/')!)).toBe(pageKey('https://e.test/a/b/'));
   });
 });

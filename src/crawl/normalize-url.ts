@@ -81,6 +81,14 @@ export function pageKey(normalized: string): string {
   return url.href;
 }
 
+/** The other spelling of a normalized URL's page (`/a` for `/a/`, `/a/` for `/a`); null for the root. */
+export function slashTwin(normalized: string): string | null {
+  const url = new URL(normalized);
+  if (url.pathname === '/') return null;
+  url.pathname = url.pathname.endsWith('/') ? trimEndChars(url.pathname, '/') : `${url.pathname}/`;
+  return url.href;
+}
+
 /** Normalizes and keys in one step; null for anything but http(s). */
 export function keyOf(input: string, base?: string | URL): string | null {
   const normalized = normalizeUrl(input, base);

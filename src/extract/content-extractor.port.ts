@@ -39,6 +39,8 @@ export interface ExtractedPage {
   readonly structuredData: readonly Record<string, unknown>[];
   /** Outgoing links of the page, for map and crawl. */
   readonly links: readonly PageLinkText[];
+  /** The page asks robots not to follow its links (`<meta name="robots" content="nofollow">`, or `none`). */
+  readonly noFollow?: boolean;
   readonly contentType: string;
 }
 

@@ -146,6 +146,7 @@ export class PageExtractor implements ContentExtractor {
       language: page.language,
       structuredData: page.structuredData,
       links: page.links,
+      noFollow: page.noFollow,
       contentType: resource.contentType,
     };
   }

@@ -1,3 +1,5 @@
+import type { PageLinkText } from '../extract/content-extractor.port.js';
+
 /** A page as the local index holds it: what a fresh read would give, and when it was fetched. */
 export interface CachedPage {
   /** The canonical URL the index keys it by. */
@@ -9,6 +11,8 @@ export interface CachedPage {
   readonly favicon: string | null;
   readonly images: readonly string[];
   readonly fetchedAt: Date;
+  /** Its outgoing links (normalized, in page order) when they were asked for and are known; else null. */
+  readonly links: readonly PageLinkText[] | null;
 }
 
 /** Whether a copy fetched at `fetchedAt` is young enough for `maxAgeSeconds` (0: no copy is). */

@@ -1,15 +1,19 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DocumentIndexWriter } from '../crawl/document-index.writer.js';
-import { normalizeUrl } from '../crawl/normalize-url.js';
+import { normalizeUrl, slashTwin } from '../crawl/normalize-url.js';
 import { Database } from '../database/database.js';
 import type { ExtractedPage } from '../extract/content-extractor.port.js';
 import { AddressPolicy } from '../fetch/address-policy.js';
+import { portOfUrl } from '../fetch/allow-entry.js';
+import { REDIS, type RedisClient } from '../redis/redis.module.js';
 import { type CachedPage, isFresh } from './cached-page.js';
+import type { FailureMemory } from './failure-memory.js';
 import { IndexWriteBehind } from './index-write-behind.js';
 import { PageCacheMetrics } from './page-cache.metrics.js';
 import { readCachedPages } from './read-cached-pages.js';
 import { RecentFailures } from './recent-failures.js';
+import { RedisRecentFailures } from './redis-recent-failures.js';
 
 /** A lookup slower than this is given up (a miss): the cache must never cost a read more than it saves. */
 const LOOKUP_TIMEOUT_MS = 250;
@@ -33,30 +37,36 @@ export interface CacheLookup {
 const EMPTY: CacheLookup = { fresh: new Map(), stale: new Map(), failed: new Set() };
 
 /**
- * The index is the cache: a page search or extract reads is written to the local index (documents, and with them
- * the passages and terms its triggers keep) with its fetch time, and a later read of the same canonical URL is
- * served from there while younger than the freshness limit. Lookups are one query by primary key for all URLs of
+ * The index is the cache: a page search, extract or crawl reads is written to the local index (documents, with their
+ * links, and with them the passages and terms its triggers keep) with its fetch time, and a later read of the same
+ * canonical URL (search, extract, crawl) is served from there while younger than the freshness limit. Lookups are one query by primary key for all URLs of
  * a request, and obey the SSRF rules as a fetch would (a copy is never served for a URL the fetcher would refuse).
  * Writes go behind the response (IndexWriteBehind); INDEX_READ_PAGES=false turns them off. Failed reads are
- * remembered for a few minutes in memory (RecentFailures), under the same max_age, and with the same switch.
+ * remembered for a few minutes (FailureMemory: in Redis, shared by every node, when REDIS_URL is set; else in this
+ * process), under the same max_age, and with the same switch.
  */
 @Injectable()
 export class PageCache implements BeforeApplicationShutdown {
   private readonly logger = new Logger('PageCache');
   private readonly policy: AddressPolicy;
   private readonly writes: IndexWriteBehind | null;
-  private readonly failures: RecentFailures | null;
+  private readonly failures: FailureMemory | null;
   readonly defaultMaxAgeSeconds: number;
 
   constructor(
     private readonly db: Database,
     private readonly metrics: PageCacheMetrics,
     @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(REDIS) redis: RedisClient | null,
   ) {
     this.policy = new AddressPolicy(config.fetchAllowHosts);
     this.defaultMaxAgeSeconds = config.pageCacheMaxAgeSeconds;
     this.writes = config.indexReadPages ? new IndexWriteBehind(new DocumentIndexWriter(db), metrics) : null;
-    this.failures = config.indexReadPages ? new RecentFailures() : null;
+    this.failures = !config.indexReadPages
+      ? null
+      : redis
+        ? new RedisRecentFailures(redis, config.redisPrefix)
+        : new RecentFailures();
   }
 
   /** A request's policy: its max_age (seconds) or the default, and whether it asked for cache_fallback. */
@@ -75,14 +85,12 @@ export class PageCache implements BeforeApplicationShutdown {
       const key = this.keyOf(url);
       if (key) keys.set(url, key);
     }
-    let found: Map<string, CachedPage>;
-    try {
-      found = await withTimeout(readCachedPages(this.db, [...new Set(keys.values())]), LOOKUP_TIMEOUT_MS);
-    } catch (error) {
-      this.metrics.looked('error', urls.length);
-      this.logger.warn(`page cache lookup failed: ${(error as Error).message}`);
-      return EMPTY;
-    }
+    const distinct = [...new Set(keys.values())];
+    const [found, failedKeys] = await Promise.all([
+      this.read(distinct, false, urls.length),
+      this.failures?.failedWithin(distinct, policy.maxAgeSeconds) ?? new Set<string>(),
+    ]);
+    if (!found) return EMPTY;
     const fresh = new Map<string, CachedPage>();
     const stale = new Map<string, CachedPage>();
     const failed = new Set<string>();
@@ -93,13 +101,31 @@ export class PageCache implements BeforeApplicationShutdown {
         fresh.set(url, page);
         continue;
       }
-      if (this.failures?.failedWithin(key, policy.maxAgeSeconds, now)) failed.add(url);
+      if (failedKeys.has(key)) failed.add(url);
       if (page && policy.fallback) stale.set(url, page);
     }
     this.metrics.looked('fresh', fresh.size);
     this.metrics.looked('stale', stale.size);
     this.metrics.looked('miss', urls.length - fresh.size - stale.size);
     return { fresh, stale, failed };
+  }
+
+  /**
+   * Crawl's lookup: the copy of the page at `url`, with its links, when it is fresh under `policy` (else null, as for a
+   * copy whose links are not known). Either spelling of its path is looked up (`/a`, `/a/`): the frontier knows them
+   * as one page, and the one a redirect lands on is the one indexed.
+   */
+  async copyWithLinks(url: string, policy: CachePolicy): Promise<CachedPage | null> {
+    if (policy.maxAgeSeconds === 0) return null;
+    const key = this.keyOf(url);
+    const twin = key && slashTwin(key);
+    const found = key ? await this.read(twin ? [key, twin] : [key], true, 1) : null;
+    if (!found) return null;
+    const now = Date.now();
+    const copies = [found.get(key!), twin ? found.get(twin) : undefined];
+    const page = copies.find((copy) => copy?.links && isFresh(copy, policy.maxAgeSeconds, now)) ?? null;
+    this.metrics.looked(page ? 'fresh' : 'miss');
+    return page;
   }
 
   /** Queues a page just read (complete: markdown, not cut to a query's passages) for the local index. */
@@ -126,11 +152,23 @@ export class PageCache implements BeforeApplicationShutdown {
     await this.flush();
   }
 
-  /** The canonical URL of a URL the fetcher would be allowed to read, else null. */
+  /** The index's rows at `keys`; null (counted as `asked` errors, and logged) when the lookup fails or is slow. */
+  private async read(keys: string[], withLinks: boolean, asked: number): Promise<Map<string, CachedPage> | null> {
+    try {
+      return await withTimeout(readCachedPages(this.db, keys, withLinks), LOOKUP_TIMEOUT_MS);
+    } catch (error) {
+      this.metrics.looked('error', asked);
+      this.logger.warn(`page cache lookup failed: ${(error as Error).message}`);
+      return null;
+    }
+  }
+
+  /** The canonical URL of a URL the fetcher would be allowed to read (its host on its port), else null. */
   private keyOf(url: string): string | null {
     const key = normalizeUrl(url);
     if (!key) return null;
-    return this.policy.checkHost(new URL(key).hostname) ? null : key;
+    const target = new URL(key);
+    return this.policy.checkHost(target.hostname, portOfUrl(target)) ? null : key;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Database } from '../database/database.js';
+import type { PageLinkText } from '../extract/content-extractor.port.js';
 import type { CachedPage } from './cached-page.js';
 
 interface Row {
@@ -9,17 +10,26 @@ interface Row {
   favicon: string | null;
   images: unknown;
   fetched_at: Date;
+  links?: unknown;
 }
 
 /** One lookup by the primary key (documents.url) for every URL at once. */
 const SQL = `
 SELECT url, title, content, published_date, favicon, images, fetched_at
 FROM documents WHERE url = ANY($1::text[])`;
+/** The same, with the pages' links (only crawl needs them: they may be thousands a page). */
+const SQL_WITH_LINKS = `
+SELECT url, title, content, published_date, favicon, images, fetched_at, links
+FROM documents WHERE url = ANY($1::text[])`;
 
 /** The index's copies of the pages at these canonical URLs, by URL (absent: not indexed). */
-export async function readCachedPages(db: Database, urls: readonly string[]): Promise<Map<string, CachedPage>> {
+export async function readCachedPages(
+  db: Database,
+  urls: readonly string[],
+  withLinks = false,
+): Promise<Map<string, CachedPage>> {
   if (urls.length === 0) return new Map();
-  const { rows } = await db.query<Row>(SQL, [urls]);
+  const { rows } = await db.query<Row>(withLinks ? SQL_WITH_LINKS : SQL, [urls]);
   return new Map(
     rows.map((row) => [
       row.url,
@@ -31,7 +41,16 @@ export async function readCachedPages(db: Database, urls: readonly string[]): Pr
         favicon: row.favicon,
         images: Array.isArray(row.images) ? row.images.filter((i): i is string => typeof i === 'string') : [],
         fetchedAt: row.fetched_at,
+        links: linksOf(row.links),
       },
     ]),
   );
+}
+
+function linksOf(value: unknown): PageLinkText[] | null {
+  if (!Array.isArray(value)) return null;
+  return value.flatMap((link: unknown) => {
+    const { url, text } = (link ?? {}) as { url?: unknown; text?: unknown };
+    return typeof url === 'string' ? [{ url, text: typeof text === 'string' ? text : '' }] : [];
+  });
 }

@@ -8,7 +8,8 @@ import { type ReadPlan, readPlan } from './read/read-plan.js';
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 const DEFAULT_MAX_RESULTS = 5;
-const DEFAULT_CHUNKS_PER_SOURCE = 3;
+/** Evaluations and research: passages per result, as they were measured (one best window below advanced). */
+const DEFAULT_CHUNKS = { basic: 1, advanced: 3 } as const;
 /** include_domains_mode 'prefer': candidates asked for per result shown. */
 const PREFER_POOL_FACTOR = 3;
 
@@ -33,7 +34,7 @@ export function unfilteredSearchRequest(
     includeDomains: [],
     excludeDomains: [],
     requiredPhrases: [],
-    chunksPerSource: DEFAULT_CHUNKS_PER_SOURCE,
+    chunksPerSource: DEFAULT_CHUNKS[depth],
     country: null,
     language: null,
     languageStrict: false,
@@ -165,6 +166,12 @@ export function resolveSearch(body: SearchRequestDto, now = new Date(), autoChoi
       : body.include_raw_content === 'text'
         ? 'text'
         : null;
+  const read = readPlan(body.search_depth ?? 'basic', maxResults, {
+    chunksPerSource: body.chunks_per_source,
+    maxAgeSeconds: body.max_age,
+    fetchTimeoutSeconds: body.fetch_timeout,
+    cacheFallback: body.cache_fallback,
+  });
   return {
     provider: {
       query,
@@ -177,17 +184,13 @@ export function resolveSearch(body: SearchRequestDto, now = new Date(), autoChoi
       includeDomains: preferDomains.length > 0 ? [] : (body.include_domains ?? []),
       excludeDomains: body.exclude_domains ?? [],
       requiredPhrases: body.exact_match ? quotedPhrases(query) : [],
-      chunksPerSource: body.chunks_per_source ?? DEFAULT_CHUNKS_PER_SOURCE,
+      // The local index's own content, as the reading's ranking would cut it (the depth's default number).
+      chunksPerSource: read.chunks,
       country: topic === 'general' && body.country ? body.country.trim().toLowerCase() : null,
       language: body.language ? primaryLanguage(body.language) : null,
       languageStrict: body.filter_by_language === true,
     },
-    read: readPlan(body.search_depth ?? 'basic', maxResults, {
-      chunksPerSource: body.chunks_per_source,
-      maxAgeSeconds: body.max_age,
-      fetchTimeoutSeconds: body.fetch_timeout,
-      cacheFallback: body.cache_fallback,
-    }),
+    read,
     response: {
       maxResults,
       rawContent,

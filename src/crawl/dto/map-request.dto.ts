@@ -13,6 +13,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+import { MAX_AGE_LIMIT } from '../../search/dto/search-request.dto.js';
 import { PAGE_CATEGORIES, type PageCategory } from '../page-categories.js';
 import { IsUrlPatterns } from './url-patterns.constraint.js';
 
@@ -117,4 +118,16 @@ export class MapRequestDto {
 
   /** Add a `usage` object (credits charged and their breakdown) to the response. Default false. */
   @IsOptional() @IsBoolean() include_usage?: boolean;
+
+  /**
+   * Seconds a page read earlier (kept in the local index with its links) stays good enough to stand for a fresh read
+   * of it: crawl at basic depth in markdown, map without instructions; older pages are fetched again. 0 always
+   * fetches. Default: the server's PAGE_CACHE_MAX_AGE_SECONDS (86400).
+   */
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_AGE_LIMIT, nullable: true })
+  @IsOptional()
+  @IsInt({ message: 'max_age must be a whole number of seconds.' })
+  @Min(0, { message: `max_age must be between 0 and ${MAX_AGE_LIMIT} seconds.` })
+  @Max(MAX_AGE_LIMIT, { message: `max_age must be between 0 and ${MAX_AGE_LIMIT} seconds.` })
+  max_age?: number | null;
 }

@@ -163,6 +163,19 @@ describe('metadata', () => {
     expect(extract('paper-abstract.html').publishedDate).toBe('2022-06-15');
   });
 
+  test('nofollow: a robots meta tag that says nofollow or none; not index-only rules, nor other robots', () => {
+    const withMeta = (meta: string) =>
+      extractHtml(`<html><head>${meta}</head><body><p>Text.</p></body></html>`, `${ORIGIN}/a`, {
+        depth: 'basic',
+        format: 'markdown',
+      }).noFollow;
+    expect(withMeta('<meta name="robots" content="noindex, nofollow">')).toBe(true);
+    expect(withMeta('<meta name="ROBOTS" content="NONE">')).toBe(true);
+    expect(withMeta('<meta name="robots" content="noindex">')).toBe(false);
+    expect(withMeta('<meta name="googlebot" content="nofollow">')).toBe(false);
+    expect(extract('harbour-news.html').noFollow).toBe(false);
+  });
+
   test('links: absolute http(s), from the whole page, without fragments, de-duplicated', () => {
     const links = extract('harbour-news.html').links.map((link) => link.url);
     expect(links).toContain(`${ORIGIN}/local/`);

@@ -12,6 +12,7 @@ import {
   pageImages,
   pageLanguage,
   pageLinks,
+  pageNoFollow,
   pageTitle,
   publishedDate,
 } from './page-metadata.js';
@@ -28,6 +29,8 @@ export interface HtmlExtraction {
   readonly language: string | null;
   readonly structuredData: StructuredItem[];
   readonly links: PageLinkText[];
+  /** `<meta name="robots">` says nofollow (or none). */
+  readonly noFollow: boolean;
   readonly source: 'readability' | 'fallback';
 }
 
@@ -54,6 +57,7 @@ export function extractHtml(
   absolutizeUrls(document, base);
   const structuredData = structuredDataOf(document, base);
   const links = pageLinks(document, base, pageUrl);
+  const noFollow = pageNoFollow(document);
   const title = pageTitle(document);
   const og = ogImages(document, base);
   const favicon = pageFavicon(document, base);
@@ -80,6 +84,7 @@ export function extractHtml(
     language,
     structuredData,
     links,
+    noFollow,
     source: main.source,
   };
 }

@@ -187,6 +187,15 @@ export function normalizeDate(value: string | null | undefined): string | null {
   return new Date(parsed).toISOString();
 }
 
+/** `<meta name="robots" content="nofollow">` (or `none`): the page asks robots not to follow its links. */
+export function pageNoFollow(document: DomDocument): boolean {
+  for (const meta of document.querySelectorAll('meta[name]')) {
+    if (meta.getAttribute('name')?.trim().toLowerCase() !== 'robots') continue;
+    if (/\b(nofollow|none)\b/i.test(meta.getAttribute('content') ?? '')) return true;
+  }
+  return false;
+}
+
 const MAX_LINKS = 5000;
 const MAX_LINK_TEXT = 300;
 const MAX_TEXTS_PER_LINK = 5;

@@ -69,8 +69,8 @@ export class SearchRequestDto {
   query!: string;
 
   /**
-   * 'basic' (default, 1 credit): one best passage per page. 'advanced' (2 credits): passages are reranked and
-   * `content` joins the chunks_per_source most relevant ones; best for precise questions. With an upstream search
+   * 'basic' (default, 1 credit): `content` joins each page's chunks_per_source most relevant passages. 'advanced'
+   * (2 credits): passages are reranked too; best for precise questions. With an upstream search
    * engine, the depth also says how much of the web is read: 'ultra-fast' (1 credit) shows the engine's snippets,
    * 'fast' (1 credit) reads its top 8 pages within 0.3 s, 'basic' its top 12 within 0.55 s, 'advanced' its top 20
    * within 1.3 s.
@@ -206,8 +206,9 @@ export class SearchRequestDto {
   include_favicon?: boolean;
 
   /**
-   * How many of a page's most relevant passages `content` joins (1 to 3): at 'advanced' depth (default 3), and
-   * for pages read from an upstream engine's hits at any depth but 'ultra-fast' (default 1 below 'advanced').
+   * How many of a page's most relevant passages (each at most 500 characters) `content` joins with " [...] ", 1 to 3.
+   * Default 3 at 'basic' and 'advanced', 1 at 'fast' and 'ultra-fast'. An engine's snippet (a page not read) is
+   * shown as it is.
    */
   @ApiPropertyOptional({ type: 'integer', default: 3 })
   @IsOptional()

@@ -39,8 +39,8 @@ export class SearchResultDto {
   url!: string;
 
   /**
-   * The page's most relevant passage for the query; at 'advanced' depth, and for pages read from an upstream
-   * engine's hits, the chunks_per_source best passages joined by " [...] ".
+   * The page's chunks_per_source passages most relevant to the query (default 3; 1 at 'fast' and 'ultra-fast'), the
+   * best first, joined by " [...] "; an engine's snippet as it is for a page not read.
    */
   content!: string;
 

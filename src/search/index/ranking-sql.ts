@@ -282,7 +282,9 @@ WITH q AS (
     WHERE acc.acc > 0
   ) x ON true
 )
-SELECT r.url, r.bm25, r.proximity, r.prior, (r.bm25 + r.proximity) * r.boost * r.prior AS score,
+SELECT r.url, r.bm25, r.proximity, r.prior,
+       -- Sums in another order (another plan, the postings path) differ in the last bits: rounded, they agree.
+       round(((r.bm25 + r.proximity) * r.boost * r.prior)::numeric, 12)::float8 AS score,
        (SELECT count(*) FROM cand)::int AS candidates${
          input.withRows
            ? `,

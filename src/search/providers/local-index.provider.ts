@@ -46,8 +46,8 @@ interface Candidate {
 }
 
 /**
- * The local index as a search provider: BM25F ranking in PostgreSQL (LocalIndex), then snippets from the best
- * sentence window, or at advanced depth a passage-level rerank with the best passages as content.
+ * The local index as a search provider: BM25F ranking in PostgreSQL (LocalIndex), then as content the best sentence
+ * window (one passage) or the request's chunks_per_source best passages; at advanced depth a passage-level rerank.
  */
 @Injectable()
 export class LocalIndexProvider implements SearchProvider, OnApplicationBootstrap, OnModuleDestroy {
@@ -110,7 +110,7 @@ export class LocalIndexProvider implements SearchProvider, OnApplicationBootstra
     const ceiling = analysis.maxScore * (1 + boost);
     const normalize = (score: number) => (ceiling > 0 ? Math.sqrt(Math.min(1, Math.max(0, score / ceiling))) : 0);
 
-    if (!advanced) {
+    if (!advanced && request.chunksPerSource <= 1) {
       return candidates.map((c) =>
         this.hit(
           c,
@@ -119,17 +119,13 @@ export class LocalIndexProvider implements SearchProvider, OnApplicationBootstra
         ),
       );
     }
-    const chunked = candidates.map((c) => ({ candidate: c, passages: chunk(c.sentences) }));
-    // A passage is read under its page's title (as passage rankers prepend it).
-    const titles = new Map(chunked.flatMap((c) => c.passages.map((p) => [p, c.candidate.titleHits] as const)));
-    scorePassages(
-      chunked.flatMap((c) => c.passages),
-      analysis.weights,
-      titles,
-      analysis.translations,
-    );
-    const reranked = chunked.map(({ candidate, passages }) => {
-      const best = [...passages].sort((a, b) => b.score - a.score || a.start - b.start);
+    const chunked = bestPassages(candidates, analysis);
+    if (!advanced) {
+      return chunked.map(({ candidate, best }) =>
+        this.hit(candidate, normalize(candidate.ranked.score), joinChunks(best, request.chunksPerSource)),
+      );
+    }
+    const reranked = chunked.map(({ candidate, best }) => {
       const passageShare =
         analysis.maxScore > 0 ? ((best[0]?.score ?? 0) / analysis.maxScore) * candidate.ranked.prior : 0;
       const documentShare = ceiling > 0 ? candidate.ranked.score / ceiling : 0;
@@ -191,6 +187,26 @@ export class LocalIndexProvider implements SearchProvider, OnApplicationBootstra
       provider: this.name,
     };
   }
+}
+
+/** Each candidate's passages, scored for the query, best first. */
+function bestPassages(
+  candidates: readonly Candidate[],
+  analysis: QueryAnalysis,
+): { candidate: Candidate; best: Passage[] }[] {
+  const chunked = candidates.map((c) => ({ candidate: c, passages: chunk(c.sentences) }));
+  // A passage is read under its page's title (as passage rankers prepend it).
+  const titles = new Map(chunked.flatMap((c) => c.passages.map((p) => [p, c.candidate.titleHits] as const)));
+  scorePassages(
+    chunked.flatMap((c) => c.passages),
+    analysis.weights,
+    titles,
+    analysis.translations,
+  );
+  return chunked.map(({ candidate, passages }) => ({
+    candidate,
+    best: [...passages].sort((a, b) => b.score - a.score || a.start - b.start),
+  }));
 }
 
 function joinChunks(passages: readonly Passage[], count: number): string {

@@ -27,7 +27,7 @@ export interface ProviderSearchRequest {
   readonly excludeDomains: readonly string[];
   /** exact_match: every hit must contain each of these phrases (the query's quoted parts). */
   readonly requiredPhrases: readonly string[];
-  /** Passages per hit in `content` at advanced depth (1–3). */
+  /** Passages per hit in `content` (1–3; the local index: at every depth, Brave: at advanced). */
   readonly chunksPerSource: number;
   /** Lower-case country name (`topic: general` only), or null. */
   readonly country: string | null;
@@ -51,7 +51,7 @@ export interface SearchHit {
   /** Canonical URL (the merge key). */
   readonly url: string;
   readonly title: string;
-  /** A snippet (basic) or the best passages joined with " [...] " (advanced). */
+  /** A snippet, or the best passages joined with " [...] " (chunksPerSource of them). */
   readonly content: string;
   /** Relevance in [0, 1], comparable across the hits of one provider. */
   readonly score: number;
