@@ -391,14 +391,17 @@ describe('POST /search over the local index', () => {
       for (const chunk of chunks) expect(chunk.length).toBeLessThanOrEqual(500);
       const one = await s.search({ query, search_depth: 'advanced', chunks_per_source: 1, max_results: 3 });
       for (const result of one.body.results as Result[]) expect(result.content).not.toContain(' [...] ');
-      // Basic joins as many by default (3); one is its best sentence window.
-      const basic = await s.search({ query, max_results: 3 });
-      const basicGuide = (basic.body.results as Result[]).find((r) => r.url === guide.url)!;
-      expect(basicGuide.content.split(' [...] ').length).toBeGreaterThan(1);
-      const basicOne = await s.search({ query, chunks_per_source: 1, max_results: 3 });
-      for (const result of basicOne.body.results as Result[]) expect(result.content).not.toContain(' [...] ');
-      const fast = await s.search({ query, search_depth: 'fast', max_results: 3 });
-      for (const result of fast.body.results as Result[]) expect(result.content).not.toContain(' [...] ');
+      // Basic and fast join as many by default (3, as Tavily's 2026-08 OpenAPI); one is the best sentence window, and
+      // ultra-fast (no reading) shows that window.
+      for (const depth of ['basic', 'fast'] as const) {
+        const joined = await s.search({ query, search_depth: depth, max_results: 3 });
+        const joinedGuide = (joined.body.results as Result[]).find((r) => r.url === guide.url)!;
+        expect(joinedGuide.content.split(' [...] ').length).toBeGreaterThan(1);
+        const one = await s.search({ query, search_depth: depth, chunks_per_source: 1, max_results: 3 });
+        for (const result of one.body.results as Result[]) expect(result.content).not.toContain(' [...] ');
+      }
+      const ultraFast = await s.search({ query, search_depth: 'ultra-fast', max_results: 3 });
+      for (const result of ultraFast.body.results as Result[]) expect(result.content).not.toContain(' [...] ');
     });
 
     test('passage-level reranking keeps the known-best pages first', async () => {

@@ -43,7 +43,7 @@ interface DepthSettings {
 /** Per depth; docs/search.md's table of search depths gives these numbers: keep them in step. */
 export const DEPTH_SETTINGS: Readonly<Record<SearchDepth, DepthSettings>> = {
   'ultra-fast': { read: false, candidates: 0, budgetMs: 0, defaultChunks: 1 },
-  fast: { read: true, candidates: 8, budgetMs: 300, defaultChunks: 1 },
+  fast: { read: true, candidates: 8, budgetMs: 300, defaultChunks: 3 },
   basic: { read: true, candidates: 12, budgetMs: 550, defaultChunks: 3 },
   advanced: { read: true, candidates: 20, budgetMs: 1300, defaultChunks: 3 },
 };
