@@ -207,8 +207,8 @@ export class SearchRequestDto {
 
   /**
    * How many of a page's most relevant passages (each at most 500 characters) `content` joins with " [...] ", 1 to 3.
-   * Default 3 at 'basic' and 'advanced', 1 at 'fast' and 'ultra-fast'. An engine's snippet (a page not read) is
-   * shown as it is.
+   * Default 3 at 'fast', 'basic' and 'advanced', 1 at 'ultra-fast'. An engine's snippet (a page not read) is shown
+   * as it is.
    */
   @ApiPropertyOptional({ type: 'integer', default: 3 })
   @IsOptional()
