@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, Min, ValidateBy } from 'class-validator';
-import { KEY_ENVIRONMENTS, type KeyEnvironment } from '../../keys/events/key.events.js';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from 'class-validator';
+import { KeyActivityFilterDto, toInteger } from '../../keys/dto/key-activity-filter.dto.js';
 import type { MeteredOperation } from '../events/credits-charged.event.js';
 import { decodeCursor } from './ledger-cursor.js';
 
@@ -19,14 +19,10 @@ const MONTH = /^\d{4}-(0[1-9]|1[0-2])$/;
 const MONTH_MESSAGE = 'month must be a calendar month written YYYY-MM, e.g. 2026-11';
 const LIMIT_MESSAGE = 'limit must be an integer from 1 to 500';
 
-/** Query strings are strings: a plain decimal becomes a number, anything else stays as it is (and fails IsInt). */
 export const LEDGER_ORDERS = ['desc', 'asc'] as const;
 export type LedgerOrder = (typeof LEDGER_ORDERS)[number];
 export const CSV_FORMATS = ['audit', 'finance'] as const;
 export type CsvFormat = (typeof CSV_FORMATS)[number];
-
-const toInteger = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value;
 
 export class UsageQueryDto {
   /** Default: the current UTC month. */
@@ -36,7 +32,7 @@ export class UsageQueryDto {
   month?: string;
 }
 
-export class LedgerQueryDto {
+export class LedgerQueryDto extends KeyActivityFilterDto {
   /** Default: every month. */
   @IsOptional()
   @IsString({ message: MONTH_MESSAGE })
@@ -44,20 +40,8 @@ export class LedgerQueryDto {
   month?: string;
 
   @IsOptional()
-  @IsUUID('all', { message: 'project_id must be a project id (UUID)' })
-  project_id?: string;
-
-  @IsOptional()
-  @IsUUID('all', { message: 'key_id must be an API key id (UUID)' })
-  key_id?: string;
-
-  @IsOptional()
   @IsIn(METERED_OPERATIONS, { message: `operation must be one of: ${METERED_OPERATIONS.join(', ')}` })
   operation?: MeteredOperation;
-
-  @IsOptional()
-  @IsIn(KEY_ENVIRONMENTS, { message: `environment must be one of: ${KEY_ENVIRONMENTS.join(', ')}` })
-  environment?: KeyEnvironment;
 
   /** Entries per page (JSON only: a CSV export holds every matching entry). Default 100. */
   @IsOptional()
