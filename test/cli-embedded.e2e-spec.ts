@@ -59,7 +59,7 @@ describe('CLI in embedded mode (no DATABASE_URL)', () => {
     expect(JSON.parse(listed.stdout)).toEqual([
       expect.objectContaining({ id: created.stdout.trim(), plan: 'project', monthly_credit_allowance: 4000 }),
     ]);
-  }, 60_000);
+  }, 120_000);
 
   test("with a server running on DATA_DIR, the CLI uses that server's database through its socket", async () => {
     // Stands in for a server process: it holds PGlite and wrote embedded-postgres.json with a live pid.
@@ -81,5 +81,5 @@ describe('CLI in embedded mode (no DATABASE_URL)', () => {
     } finally {
       await server.stop();
     }
-  }, 60_000);
+  }, 120_000);
 });

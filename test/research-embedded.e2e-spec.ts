@@ -50,7 +50,7 @@ describe('research in embedded mode (PGlite)', () => {
     sources = await startResearchSources();
     await start({});
     key = (await app!.get(DemoSeedService).seedOnce())!;
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await app?.close();
     await sources?.stop();

@@ -26,7 +26,7 @@ describe('search in embedded mode (PGlite)', () => {
     url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
     key = (await app.get(DemoSeedService).seedOnce())!;
     await app.get(DocumentIndexWriter).upsert(corpusDocuments());
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await app.close();
     await rm(dataDir, { recursive: true, force: true });

@@ -33,7 +33,7 @@ describe('verticals in embedded mode (PGlite)', () => {
     url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
     key = (await app.get(DemoSeedService).seedOnce())!;
     await indexVerticalCorpus({ app }, site);
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await app?.close();
     await site?.stop();
