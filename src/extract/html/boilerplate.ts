@@ -40,6 +40,54 @@ export function looksHidden(element: DomElement): boolean {
   return style.includes('display:none') || style.includes('visibility:hidden');
 }
 
+/** CSS frameworks' classes that hide an element (Bootstrap's `d-none`, Tailwind's `hidden`, BEM-style states). */
+const HIDDEN_CLASSES = new Set(['d-none', 'hidden', 'is-hidden', 'u-hidden']);
+
+/** A responsive class that shows the element again at some width (`d-md-block`, `lg:flex`): it is on screen there. */
+function showsAgain(token: string): boolean {
+  const bootstrap = /^d-(?:sm|md|lg|xl|xxl)-([a-z-]+)$/.exec(token);
+  if (bootstrap) return bootstrap[1] !== 'none';
+  const tailwind = /^(?:sm|md|lg|xl|2xl):([a-z-]+)$/.exec(token);
+  return tailwind !== null && /^(?:block|flex|grid|inline|inline-block|inline-flex|table|contents)$/.test(tailwind[1]!);
+}
+
+/** Whether the element's classes hide it on screen at every width (`d-none d-print-block` is for print only). */
+export function hiddenByClass(element: DomElement): boolean {
+  const tokens = (element.getAttribute('class') ?? '').split(/\s+/);
+  return tokens.some((token) => HIDDEN_CLASSES.has(token)) && !tokens.some(showsAgain);
+}
+
+/**
+ * The social networks' own embed markup (a post quoted in a story: `blockquote.twitter-tweet`, Instagram, TikTok,
+ * Bluesky, Mastodon, Reddit, a Facebook post): content the author put there, whatever its wrapper's class says.
+ */
+const SOCIAL_POST =
+  'blockquote.twitter-tweet, blockquote.instagram-media, blockquote.tiktok-embed, blockquote.bluesky-embed, blockquote.mastodon-embed, blockquote.reddit-embed-bq, blockquote.reddit-card, .fb-post';
+
+/** Whether the block is (mostly) a quoted social post. */
+function holdsSocialPost(element: DomElement, length: number): boolean {
+  let quoted = 0;
+  for (const post of element.querySelectorAll(SOCIAL_POST)) quoted += normalizeSpace(post.textContent).length;
+  return quoted > 0 && quoted >= length / 2;
+}
+
+/**
+ * Takes the wrappers off quoted social posts (`div.social-media-embed > blockquote.twitter-tweet`): a wrapper says
+ * nothing of its own, and its class would make Readability drop the post as a "social" widget.
+ */
+function unwrapSocialPosts(root: DomElement): void {
+  for (const post of root.querySelectorAll(SOCIAL_POST)) {
+    const length = normalizeSpace(post.textContent).length;
+    let wrapper = post.parentNode as DomElement | null;
+    while (wrapper && wrapper !== root && !['body', 'article', 'main'].includes(tagOf(wrapper))) {
+      const parent = wrapper.parentNode as DomElement | null;
+      if (normalizeSpace(wrapper.textContent).length > length) break;
+      wrapper.replaceWith(...wrapper.childNodes);
+      wrapper = parent;
+    }
+  }
+}
+
 /** Whether a block reads like prose: several long paragraphs (an article whose wrapper has an unlucky class). */
 function looksLikeProse(element: DomElement): boolean {
   let long = 0;
@@ -76,15 +124,20 @@ function isNeverContent(element: DomElement): boolean {
 }
 
 function isRemovableBoilerplate(element: DomElement, total: number, tuning: ExtractionTuning): boolean {
-  if (!looksLikeBoilerplate(element, tuning.boilerplateWords)) return false;
+  const hidden = hiddenByClass(element);
+  if (!hidden && !looksLikeBoilerplate(element, tuning.boilerplateWords)) return false;
   if (element.querySelector('article, main, [role="main"], [itemprop="articleBody"]')) return false;
-  if (looksLikeProse(element)) return false;
-  return normalizeSpace(element.textContent).length / total < tuning.boilerplateMaxShare;
+  if (!hidden && looksLikeProse(element)) return false;
+  const length = normalizeSpace(element.textContent).length;
+  if (!hidden && holdsSocialPost(element, length)) return false;
+  // A hidden block that holds most of the page is a story revealed by script ("read more"), not furniture.
+  return length / total < tuning.boilerplateMaxShare;
 }
 
 /**
- * Removes what is never content and the blocks whose class or id says they are boilerplate, unless such a block
- * holds an article, reads like prose, or holds most of the page's text (a site that wraps its whole story in
+ * Removes what is never content, the blocks that a CSS framework's class hides, and the blocks whose class or id
+ * says they are boilerplate, unless such a block holds an article, reads like prose, quotes a social post, or holds
+ * most of the page's text (a site that wraps its whole story in
  * `class="post js-share-enabled"`); Readability's own scoring deals with whatever is left. Two walks over the
  * elements (selector queries over the whole page cost more than the rest of the work).
  */
@@ -96,6 +149,7 @@ export function removeBoilerplate(root: DomElement, tuning = DEFAULT_TUNING): vo
     }
   };
   strip(root);
+  unwrapSocialPosts(root);
   const total = normalizeSpace(root.textContent).length || 1;
   const visit = (element: DomElement) => {
     for (const child of [...element.children]) {

@@ -51,6 +51,47 @@ describe('main content', () => {
     for (const title of sections) expect(result.content).toContain(`${title}, part 2`);
   });
 
+  const story = (inner: string) => {
+    const paragraph = (n: number) =>
+      `<p>Paragraph ${n} of the story about the harbour wall, long enough to read as prose and to be the article that a reader came for.</p>`;
+    return `<!doctype html><html><head><title>The harbour wall</title></head><body><nav><a href="/">Home</a></nav>
+      <article><h1>The harbour wall</h1>${paragraph(1)}${paragraph(2)}${inner}${paragraph(3)}${paragraph(4)}</article>
+      <footer>Courier</footer></body></html>`;
+  };
+  const text = (html: string) =>
+    extractHtml(html, `${ORIGIN}/articles/wall.html`, { depth: 'basic', format: 'text' }).content;
+
+  test('a block that a CSS framework hides on every screen goes, unless a responsive class shows it again', () => {
+    const content = text(
+      story(
+        '<div class="d-none d-print-block">Citation: The harbour wall, retrieved from the print edition</div>' +
+          '<div class="mt-2 hidden">Subscribe to read the rest of the harbour series today</div>' +
+          '<p class="overflow-hidden">The wall was finished in 1894 by the town council.</p>' +
+          '<p class="d-none d-md-block">Engineers inspect the wall every spring and autumn.</p>' +
+          '<p class="hidden lg:block">The fishermen repaint its beacon each year.</p>',
+      ),
+    );
+    expect(content).not.toContain('Citation');
+    expect(content).not.toContain('Subscribe to read');
+    expect(content).toContain('finished in 1894');
+    expect(content).toContain('every spring and autumn');
+    expect(content).toContain('repaint its beacon');
+  });
+
+  test("a quoted social post stays in the story, although its wrapper's class says social", () => {
+    const content = text(
+      story(
+        '<div class="social-media-embed"><blockquote class="twitter-tweet"><p lang="en">The harbour wall held last ' +
+          'night, the whole town came out to see <a href="https://t.co/abc">https://t.co/abc</a></p>— Port Aldery ' +
+          '(@portaldery) <a href="https://twitter.com/portaldery/status/1">November 18, 2019</a></blockquote></div>' +
+          '<div class="social-share"><a href="https://twitter.com/share">Share on Twitter</a> <a href="https://facebook.com/share">Share on Facebook</a></div>',
+      ),
+    );
+    expect(content).toContain('The harbour wall held last night');
+    expect(content).toContain('(@portaldery)');
+    expect(content).not.toContain('Share on');
+  });
+
   test('text format: paragraphs and headings as plain lines, no markup', () => {
     const { content } = extract('harbour-news.html', { format: 'text' });
     expect(content).toContain('\n\nWhat the plan involves\n\n');
