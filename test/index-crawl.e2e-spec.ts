@@ -1,4 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
+import { type AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { runCli } from '../src/cli/run-cli.js';
@@ -93,6 +95,44 @@ describe('npm run cli -- index <url> --crawl (a site without a sitemap, by its l
     }
   }, 120_000);
 
+  test('a page that fails for a passing reason (503, a dropped connection) is tried once more; one that keeps failing is reported', async () => {
+    const requests = new Map<string, number>();
+    const page = (title: string, body: string) =>
+      `<!doctype html><html><head><title>${title}</title></head><body><article><h1>${title}</h1>` +
+      `<p>${body} This page is about the harbour of Port Aldery, its wall, its beacon and its fishing fleet.</p>` +
+      `<p>The council keeps the harbour open all year, and its records go back to the town's founding.</p></article></body></html>`;
+    const server = createServer((req, res) => {
+      const count = (requests.get(req.url!) ?? 0) + 1;
+      requests.set(req.url!, count);
+      const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html' }).end(body);
+      if (req.url === '/robots.txt') return void res.writeHead(404).end();
+      if (req.url === '/')
+        return html(
+          page(
+            'Harbour',
+            '<a href="/flaky.html">Flaky</a> <a href="/reset.html">Reset</a> <a href="/down.html">Down</a>',
+          ),
+        );
+      if (req.url === '/flaky.html' && count === 1) return void res.writeHead(503).end('busy');
+      if (req.url === '/reset.html' && count === 1) return void req.socket.destroy();
+      if (req.url === '/down.html') return void res.writeHead(503).end('down');
+      return html(page(req.url!, 'Served on a later try.'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const result = await cli('index', `${origin}/`, '--crawl', '--json');
+      expect(result.code).toBe(0);
+      const report = JSON.parse(result.stdout) as CrawlReport;
+      expect(report.failed).toEqual([{ url: `${origin}/down.html`, error: 'Failed to fetch url: HTTP 503' }]);
+      expect(await indexedUrls()).toEqual([`${origin}/`, `${origin}/flaky.html`, `${origin}/reset.html`]);
+      expect(Object.fromEntries(requests)).toMatchObject({ '/flaky.html': 2, '/reset.html': 2, '/down.html': 2 });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 60_000);
+
   test('--max-depth without --crawl is a usage error', async () => {
     const result = await cli('index', 'http://127.0.0.1:9/', '--max-depth', '2');
     expect(result.code).toBe(2);
@@ -111,6 +151,8 @@ describe('npm run cli -- index <url> --crawl (a site without a sitemap, by its l
         const match = /found (\d+) page\(s\), indexed (\d+), failed (\d+) in/.exec(result.stdout);
         expect(match).not.toBeNull();
         const [found, indexed, failed] = match!.slice(1).map(Number) as [number, number, number];
+        // The failures, if a page of the site is among them, say why.
+        expect(result.stdout.split('\n').filter((line) => /failed: .*\.html:/.test(line))).toEqual([]);
         expect(indexed).toBe(htmlFiles(REAL_SITE));
         expect(await indexedUrls()).toHaveLength(indexed);
         expect(found).toBe(indexed + failed);

@@ -1,4 +1,9 @@
-import type { ContentExtractor, ExtractOptions, ExtractedPage } from '../extract/content-extractor.port.js';
+import {
+  type ContentExtractor,
+  ExtractError,
+  type ExtractOptions,
+  type ExtractedPage,
+} from '../extract/content-extractor.port.js';
 import type { Fetcher } from '../fetch/fetcher.port.js';
 import type { PageVisitor } from './frontier.js';
 import { linkVisitor } from './link-visitor.js';
@@ -50,7 +55,7 @@ export function extractingVisitor(
  */
 function isContentFailure(error: unknown): boolean {
   const message = error instanceof Error ? error.message : '';
-  return message.startsWith('Failed to extract content:') && !/timed out/i.test(message);
+  return message.startsWith('Failed to extract content:') && !(error instanceof ExtractError && error.transient);
 }
 
 const MAX_SUMMARY = 4000;

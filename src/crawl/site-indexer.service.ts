@@ -1,5 +1,10 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { CONTENT_EXTRACTOR, type ContentExtractor, type ExtractedPage } from '../extract/content-extractor.port.js';
+import {
+  CONTENT_EXTRACTOR,
+  type ContentExtractor,
+  ExtractError,
+  type ExtractedPage,
+} from '../extract/content-extractor.port.js';
 import { ExtractionPool } from '../extract/extraction-pool.js';
 import { FETCHER, type Fetcher, ROBOTS_POLICY, type RobotsPolicy } from '../fetch/fetcher.port.js';
 import { HostScheduler } from '../fetch/host-scheduler.js';
@@ -42,7 +47,8 @@ export interface SiteIndexReport {
 
 /**
  * `index <site> --crawl`: the crawl's frontier (robots.txt, per-host politeness, sitemaps when the site has them,
- * links otherwise), on the start URL's site only, every page extracted and written to the local search index.
+ * links otherwise), on the start URL's site only, every page extracted and written to the local search index. A
+ * page that fails for a passing reason (a timeout, a dropped connection, a 5xx or 429) is tried once more.
  */
 @Injectable()
 export class SiteIndexer {
@@ -75,7 +81,12 @@ export class SiteIndexer {
     const visitor: PageVisitor<ExtractedPage | null> = async (url, context) => {
       visits++;
       try {
-        const visit = await extract(url, context);
+        const visit = await extract(url, context).catch((error: unknown) => {
+          // An operator's crawl is after the whole site: a page that failed for a passing reason gets one more try.
+          if (context.signal.aborted || !(error instanceof ExtractError && error.transient)) throw error;
+          this.logger.debug(`${url}: ${error.message}; trying once more`);
+          return extract(url, context);
+        });
         if (visit?.payload) read++;
         else failed.push({ url, error: 'no content to extract (its links were followed)' });
         return visit;

@@ -48,6 +48,8 @@ export class ExtractError extends Error {
   constructor(
     message: string,
     readonly url: string,
+    /** The same request may succeed later: a timeout, a dropped connection, a 5xx or 429 answer. */
+    readonly transient = false,
   ) {
     super(message);
     this.name = 'ExtractError';

@@ -49,7 +49,9 @@ export class PageExtractor implements ContentExtractor {
     const deadline = new Promise<never>((_, reject) => {
       timer = new PausableTimer(options.timeoutMs, () => {
         controller.abort();
-        reject(new ExtractError(`Failed to extract content: timed out after ${formatSeconds(options.timeoutMs)}`, url));
+        reject(
+          new ExtractError(`Failed to extract content: timed out after ${formatSeconds(options.timeoutMs)}`, url, true),
+        );
       });
     });
     // The caller's signal (a crawl's deadline) stops the extraction too.
@@ -224,9 +226,14 @@ function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
+function isTransient(error: FetchError): boolean {
+  if (error.code === 'timeout' || error.code === 'connection_failed') return true;
+  return error.code === 'http_error' && error.status !== undefined && (error.status >= 500 || error.status === 429);
+}
+
 function toExtractError(error: unknown, url: string): ExtractError {
   if (error instanceof ExtractError) return error;
-  if (error instanceof FetchError) return new ExtractError(error.message, url);
+  if (error instanceof FetchError) return new ExtractError(error.message, url, isTransient(error));
   const message = error instanceof Error ? error.message : String(error);
   return new ExtractError(`Failed to extract content: ${message}`, url);
 }
