@@ -201,7 +201,7 @@ describe('POST /crawl and the page cache in embedded mode', () => {
     await app.listen(0, '127.0.0.1');
     url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
     key = (await app.get(DemoSeedService).seedOnce())!;
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await app?.close();
     await sites?.stop();

@@ -93,5 +93,5 @@ describe('research in embedded mode (PGlite)', () => {
       headers: { 'Idempotency-Key': 'embedded-restart' },
     });
     expect(again.body.request_id).toBe(submitted.body.request_id);
-  });
+  }, 180_000); // two restarts of PGlite and the server: seconds quiet, a minute and more on a loaded CI machine
 });

@@ -33,7 +33,7 @@ describe('embedded vacuum', () => {
       dataDir = await mkdtemp(path.join(tmpdir(), 'embedded-vacuum-'));
       embedded = await EmbeddedPostgres.start(dataDir, 0, 10);
       db = Database.connect(embedded.connectionString, 'public', 2);
-    }, 60_000);
+    }, 180_000);
 
     afterAll(async () => {
       await db?.close();

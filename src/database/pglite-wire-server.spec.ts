@@ -16,7 +16,7 @@ describe('embedded PostgreSQL under concurrent connections', () => {
     pool = new pg.Pool({ connectionString: embedded.connectionString, max: 32 });
     await pool.query('CREATE TABLE counters (id int PRIMARY KEY, n int NOT NULL)');
     await pool.query('INSERT INTO counters VALUES (1, 0)');
-  }, 60_000);
+  }, 180_000);
 
   afterAll(async () => {
     await pool?.end();
