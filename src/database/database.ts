@@ -85,6 +85,19 @@ export class Database {
   }
 }
 
+/**
+ * A statement run very often, named (parsed and planned once per connection) when `name` is given; a bare PGlite
+ * (tests) takes no names.
+ */
+export function oftenRun<R extends pg.QueryResultRow>(
+  sql: Queryable,
+  name: string | false,
+  text: string,
+  values: unknown[],
+): Promise<pg.QueryResult<R>> {
+  return name ? sql.query<R>({ name, text, values }) : sql.query<R>(text, values);
+}
+
 export function quoteIdent(identifier: string): string {
   return `"${identifier.replace(/"/g, '""')}"`;
 }

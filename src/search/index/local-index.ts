@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
-import type { Queryable } from '../../database/database.js';
+import { type Queryable, oftenRun } from '../../database/database.js';
 import { type CorpusStats, type RankTerm, proximityUpperBound, termUpperBound, termWeight } from './bm25.js';
 import { foldAccents, stemPrefixes, words } from '../text/words.js';
 import {
@@ -92,8 +91,8 @@ export interface LocalIndexTuning {
   readonly proximityPoolFactor: number;
   readonly minProximityPool: number;
   /**
-   * Whether the ranking query may be a named (prepared) statement. Not with the embedded PGlite, whose one backend
-   * is shared by every pooled connection: a name prepared on one would clash on the next.
+   * Whether the index's frequent statements (query analysis, ranking, word lexemes) are named (prepared): parsed and
+   * planned once per connection. Embedded mode too: its wire server keeps each connection's names apart.
    */
   readonly preparedStatements: boolean;
 }
@@ -108,7 +107,7 @@ export const DEFAULT_TUNING: LocalIndexTuning = {
   postingsCandidatesPerResult: 4,
   proximityPoolFactor: 2,
   minProximityPool: 40,
-  preparedStatements: false,
+  preparedStatements: true,
 };
 
 function hasFilters(filters: SqlFilters | undefined): boolean {
@@ -142,15 +141,6 @@ export type TextHits = Map<string, number[]>;
 
 const quoteLexeme = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
-/** node-postgres clients also take `{ name, text, values }`: a prepared statement, planned once per connection. */
-interface PreparingClient {
-  query<R extends pg.QueryResultRow>(config: {
-    name: string;
-    text: string;
-    values: unknown[];
-  }): Promise<pg.QueryResult<R>>;
-}
-
 /** Where ranking queries go, and whether they may be named (prepared) statements there. */
 interface RankConnection {
   readonly client: Queryable;
@@ -176,8 +166,13 @@ export class LocalIndex {
     private readonly tuning: LocalIndexTuning = DEFAULT_TUNING,
     priority?: BackendPriority,
   ) {
-    this.wordLexemes = new WordLexemes(sql);
+    this.wordLexemes = new WordLexemes(sql, this.canPrepare);
     this.translations = new TermTranslations(sql, priority);
+  }
+
+  /** Whether statements may be named (prepared): a pool's connections can; a bare PGlite (tests) cannot. */
+  private get canPrepare(): boolean {
+    return this.tuning.preparedStatements && !!this.sql.transaction;
   }
 
   /** Stops learning translations (before the database closes). */
@@ -186,7 +181,7 @@ export class LocalIndex {
   }
 
   async analyze(query: string): Promise<QueryAnalysis> {
-    const { rows } = await this.sql.query<{
+    const { rows } = await oftenRun<{
       doc_count: number;
       title_len_sum: number;
       body_len_sum: number;
@@ -199,7 +194,7 @@ export class LocalIndex {
         translation_weights: number[] | null;
         translated_docs: number | null;
       }[];
-    }>(ANALYZE_QUERY_SQL, [query]);
+    }>(this.sql, this.canPrepare && 'search_analyze_query', ANALYZE_QUERY_SQL, [query]);
     const row = rows[0];
     const docCount = Number(row?.doc_count ?? 0);
     const stats: CorpusStats = {
@@ -236,7 +231,7 @@ export class LocalIndex {
     if (present.length === 0 || options.limit <= 0) return { documents: [], exact: true, rounds: 0, candidates: 0 };
     // Candidates from the postings: one query, whose plan (index scans under a LIMIT) needs no planner settings.
     if (this.usesPostings(analysis, options)) {
-      const connection = { client: this.sql, prepared: this.tuning.preparedStatements && !!this.sql.transaction };
+      const connection = { client: this.sql, prepared: this.canPrepare };
       return this.rankFromPostings(connection, analysis, present, options);
     }
     // Every round in one transaction, after the planner settings (one BEGIN and COMMIT however many rounds). Without
@@ -367,9 +362,7 @@ export class LocalIndex {
     });
     const name = `search_rank_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
     // A named statement: each connection plans the ranking query once per shape of filters, not once per call.
-    const { rows } = prepared
-      ? await (client as unknown as PreparingClient).query<RankedRow>({ name, text, values })
-      : await client.query<RankedRow>(text, values);
+    const { rows } = await oftenRun<RankedRow>(client, prepared && name, text, values);
     return {
       documents: rows.map((r) => ({
         url: r.url,

@@ -1,4 +1,4 @@
-import type { Queryable } from '../../database/database.js';
+import { type Queryable, oftenRun } from '../../database/database.js';
 import { WORD_LEXEMES_SQL } from './ranking-sql.js';
 
 /** Enough for the words of many queries' candidates; past it the cache starts again (no eviction bookkeeping). */
@@ -12,7 +12,11 @@ const MAX_CACHED_WORDS = 50_000;
 export class WordLexemes {
   private readonly cache = new Map<string, readonly string[]>();
 
-  constructor(private readonly sql: Queryable) {}
+  constructor(
+    private readonly sql: Queryable,
+    /** Whether the statement may be named (prepared once per connection). */
+    private readonly prepared = false,
+  ) {}
 
   async lexemesOf(words: Iterable<string>): Promise<ReadonlyMap<string, readonly string[]>> {
     const found = new Map<string, readonly string[]>();
@@ -23,7 +27,12 @@ export class WordLexemes {
       else if (!found.has(word)) missing.push(word);
     }
     if (missing.length === 0) return found;
-    const { rows } = await this.sql.query<{ word: string; lexemes: string[] }>(WORD_LEXEMES_SQL, [missing]);
+    const { rows } = await oftenRun<{ word: string; lexemes: string[] }>(
+      this.sql,
+      this.prepared && 'search_word_lexemes',
+      WORD_LEXEMES_SQL,
+      [missing],
+    );
     if (this.cache.size + rows.length > MAX_CACHED_WORDS) this.cache.clear();
     for (const row of rows) {
       this.cache.set(row.word, row.lexemes);

@@ -60,7 +60,7 @@ export class LocalIndexProvider implements SearchProvider, OnApplicationBootstra
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'mode'>,
   ) {
     this.priority = db.priority;
-    this.index = new LocalIndex(db, { ...DEFAULT_TUNING, preparedStatements: config.mode === 'services' }, db.priority);
+    this.index = new LocalIndex(db, DEFAULT_TUNING, db.priority);
   }
 
   /** Embedded mode: the first searches of a fresh PGlite are slow; a warm-up pays for them before the server listens. */
