@@ -14,6 +14,8 @@ export interface DomNode {
   textContent: string | null;
   readonly parentNode: DomNode | null;
   readonly childNodes: ArrayLike<DomNode> & Iterable<DomNode>;
+  readonly previousSibling: DomNode | null;
+  readonly nextSibling: DomNode | null;
   cloneNode(deep?: boolean): DomNode;
   remove(): void;
 }

@@ -78,6 +78,23 @@ describe('main content', () => {
     expect(content).toContain('repaint its beacon');
   });
 
+  test('a short label that introduces a run of teaser links goes with them; a lead-in to one linked line stays', () => {
+    const teaser = (title: string) => `<p><a href="/articles/${title.length}.html">${title}</a></p>`;
+    const content = text(
+      story(
+        "<p>Here's the thing:</p>" +
+          '<p><a href="/guides/wall.html">Read our guide to the harbour wall and its history</a></p>' +
+          '<p>You may also like...</p>' +
+          teaser('Storm damage bill rises again') +
+          teaser('Fishermen protest the new quotas') +
+          teaser('The lighthouse reopens to visitors'),
+      ),
+    );
+    expect(content).not.toContain('You may also like');
+    expect(content).not.toContain('Storm damage bill');
+    expect(content).toContain("Here's the thing:");
+  });
+
   test("a quoted social post stays in the story, although its wrapper's class says social", () => {
     const content = text(
       story(

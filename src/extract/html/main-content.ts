@@ -190,7 +190,34 @@ function removeLinkBlocks(root: DomElement, tuning: ExtractionTuning): void {
   if (blocks.length === 0) return;
   const removed = normalizeSpace(root.textContent).length - left;
   if (left < LINK_HUB_MIN_TEXT && left < removed * LINK_HUB_SHARE) return;
-  for (const block of blocks) block.remove();
+  const linkBlocks = new Set(blocks);
+  // Labels are found before anything is removed: a removal makes other elements adjacent.
+  const labels = blocks.flatMap((block) => introducingLabel(block, linkBlocks) ?? []);
+  for (const element of [...blocks, ...labels]) element.remove();
+}
+
+/** A label this short that introduces a list of links ("DON'T MISS", "You may also like...") goes with it. */
+const LABEL_MAX_LENGTH = 40;
+
+/** The element next to `node` on `side`, past whitespace. */
+function adjacent(node: DomNode, side: 'previousSibling' | 'nextSibling'): DomNode | null {
+  let next = node[side];
+  while (next && next.nodeType === TEXT_NODE && !normalizeSpace(next.textContent)) next = next[side];
+  return next;
+}
+
+/**
+ * The element right before a run of link blocks (two or more in a row: a list of teasers, not one linked line in a
+ * story), when it only introduces them: a short line with no link of its own. Without the links it says nothing.
+ */
+function introducingLabel(block: DomElement, removed: ReadonlySet<DomElement>): DomElement | null {
+  const previous = adjacent(block, 'previousSibling');
+  const following = adjacent(block, 'nextSibling');
+  if (!previous || !isElement(previous) || removed.has(previous)) return null;
+  if (!following || !isElement(following) || !removed.has(following)) return null;
+  const text = normalizeSpace(previous.textContent);
+  if (text.length === 0 || text.length > LABEL_MAX_LENGTH || previous.querySelector('a, img')) return null;
+  return previous;
 }
 
 function applyDepth(root: DomElement, depth: ExtractDepth, tuning: ExtractionTuning): void {
