@@ -123,6 +123,24 @@ function isNeverContent(element: DomElement): boolean {
   );
 }
 
+/** Marks a block that describes the story rather than telling it; it goes once the content is chosen. */
+export const ABOUT_MARK = 'data-about-story';
+
+/**
+ * The heading block of a page or an article: a `<header>` that holds the `<h1>`. HTML's `<header>` holds a
+ * section's introductory aids (its title, standfirst, byline and dates), which the API reports apart from the text.
+ */
+function isTitleHeader(element: DomElement): boolean {
+  return tagOf(element) === 'header' && element.querySelector('h1') !== null;
+}
+
+/** Whether a block that says what the story is (not boilerplate) may go: it is short and no container of it. */
+function isRemovableAbout(element: DomElement, total: number, tuning: ExtractionTuning): boolean {
+  if (element.querySelector('article, main, [role="main"], [itemprop="articleBody"]')) return false;
+  if (looksLikeProse(element)) return false;
+  return normalizeSpace(element.textContent).length / total < tuning.boilerplateMaxShare;
+}
+
 function isRemovableBoilerplate(element: DomElement, total: number, tuning: ExtractionTuning): boolean {
   const hidden = hiddenByClass(element);
   if (!hidden && !looksLikeBoilerplate(element, tuning.boilerplateWords)) return false;
@@ -138,8 +156,10 @@ function isRemovableBoilerplate(element: DomElement, total: number, tuning: Extr
  * Removes what is never content, the blocks that a CSS framework's class hides, and the blocks whose class or id
  * says they are boilerplate, unless such a block holds an article, reads like prose, quotes a social post, or holds
  * most of the page's text (a site that wraps its whole story in
- * `class="post js-share-enabled"`); Readability's own scoring deals with whatever is left. Two walks over the
- * elements (selector queries over the whole page cost more than the rest of the work).
+ * `class="post js-share-enabled"`); Readability's own scoring deals with whatever is left. Blocks that say what
+ * the story is rather than tell it (its heading block) are marked with ABOUT_MARK, for the caller to remove once
+ * the content is chosen. Two walks over the elements (selector queries over the whole page cost more than the rest
+ * of the work).
  */
 export function removeBoilerplate(root: DomElement, tuning = DEFAULT_TUNING): void {
   const strip = (element: DomElement) => {
@@ -153,6 +173,12 @@ export function removeBoilerplate(root: DomElement, tuning = DEFAULT_TUNING): vo
   const total = normalizeSpace(root.textContent).length || 1;
   const visit = (element: DomElement) => {
     for (const child of [...element.children]) {
+      // Marked rather than removed: Readability weighs the page as it is to find the story's container.
+      if (isTitleHeader(child) && isRemovableAbout(child, total, tuning)) {
+        // Its elements too: Readability replaces a `<div>` that wraps one paragraph with the paragraph.
+        for (const element of [child, ...child.querySelectorAll('*')]) element.setAttribute(ABOUT_MARK, '');
+        continue;
+      }
       if ((child.hasAttribute('class') || child.hasAttribute('id')) && isRemovableBoilerplate(child, total, tuning))
         child.remove();
       else visit(child);

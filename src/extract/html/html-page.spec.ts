@@ -95,6 +95,23 @@ describe('main content', () => {
     expect(content).toContain("Here's the thing:");
   });
 
+  test("the article's heading block (a <header> with the <h1>: standfirst, dates) goes; a section's header stays", () => {
+    const paragraph = (n: number) =>
+      `<p>Paragraph ${n} of the story about the harbour wall, long enough to read as prose and to be the article that a reader came for.</p>`;
+    const html = `<!doctype html><html><head><title>The harbour wall</title></head><body>
+      <article><header><h1>The harbour wall</h1>
+      <h2>Councillors voted to rebuild the old wall before the winter storms arrive in the bay</h2>
+      <div class="when"><time datetime="2019-11-19">Published 10:48, Tue, Nov 19, 2019</time></div></header>
+      ${paragraph(1)}${paragraph(2)}
+      <section><header><h2>What the plan involves</h2></header>${paragraph(3)}${paragraph(4)}</section>
+      </article></body></html>`;
+    const content = text(html);
+    expect(content).toMatch(/^Paragraph 1 of the story/);
+    expect(content).not.toContain('Councillors voted');
+    expect(content).not.toContain('Published 10:48');
+    expect(content).toContain('What the plan involves');
+  });
+
   test("a quoted social post stays in the story, although its wrapper's class says social", () => {
     const content = text(
       story(

@@ -1,5 +1,5 @@
 import { Readability } from '@mozilla/readability';
-import { NEVER_CONTENT, PAGE_FURNITURE, removeBoilerplate } from './boilerplate.js';
+import { ABOUT_MARK, NEVER_CONTENT, PAGE_FURNITURE, removeBoilerplate } from './boilerplate.js';
 import {
   type DomDocument,
   type DomElement,
@@ -221,6 +221,7 @@ function introducingLabel(block: DomElement, removed: ReadonlySet<DomElement>): 
 }
 
 function applyDepth(root: DomElement, depth: ExtractDepth, tuning: ExtractionTuning): void {
+  for (const element of [...root.querySelectorAll(`[${ABOUT_MARK}]`)]) element.remove();
   removeLinkBlocks(root, tuning);
   if (depth === 'basic' && tuning.imageCaptionMaxLength > 0) removeImageCaptions(root, tuning.imageCaptionMaxLength);
   for (const element of [
