@@ -134,6 +134,28 @@ function isTitleHeader(element: DomElement): boolean {
   return tagOf(element) === 'header' && element.querySelector('h1') !== null;
 }
 
+/** schema.org properties that say when and by whom a work was made: its metadata, whatever the work. */
+const METADATA_PROPERTIES = new Set(['datePublished', 'dateModified', 'dateCreated', 'author', 'creator']);
+
+/** schema.org properties that sum an article up (its standfirst), said apart from its text. */
+const SUMMARY_PROPERTIES = new Set(['description', 'alternativeHeadline']);
+
+/** An article's item type: `Article` and its kinds (`NewsArticle`, `BlogPosting`, `Report`...). */
+const ARTICLE_TYPE = /(?:Article|Posting|Report)$/;
+
+/**
+ * Whether schema.org microdata marks the element as the work's metadata: its date or author, or an article's
+ * summary (a product's or a video's `description` is their content). Not the element that also holds the text.
+ */
+function isMicrodataAbout(element: DomElement): boolean {
+  const properties = (element.getAttribute('itemprop') ?? '').split(/\s+/);
+  if (properties.includes('articleBody') || properties.includes('text')) return false;
+  if (properties.some((property) => METADATA_PROPERTIES.has(property))) return true;
+  if (!properties.some((property) => SUMMARY_PROPERTIES.has(property))) return false;
+  const scope = element.closest('[itemscope]');
+  return scope !== null && ARTICLE_TYPE.test((scope.getAttribute('itemtype') ?? '').trim());
+}
+
 /** Whether a block that says what the story is (not boilerplate) may go: it is short and no container of it. */
 function isRemovableAbout(element: DomElement, total: number, tuning: ExtractionTuning): boolean {
   if (element.querySelector('article, main, [role="main"], [itemprop="articleBody"]')) return false;
@@ -157,9 +179,9 @@ function isRemovableBoilerplate(element: DomElement, total: number, tuning: Extr
  * says they are boilerplate, unless such a block holds an article, reads like prose, quotes a social post, or holds
  * most of the page's text (a site that wraps its whole story in
  * `class="post js-share-enabled"`); Readability's own scoring deals with whatever is left. Blocks that say what
- * the story is rather than tell it (its heading block) are marked with ABOUT_MARK, for the caller to remove once
- * the content is chosen. Two walks over the elements (selector queries over the whole page cost more than the rest
- * of the work).
+ * the story is rather than tell it (its heading block; microdata's date, author and summary) are marked with
+ * ABOUT_MARK, for the caller to remove once the content is chosen. Two walks over the elements (selector queries
+ * over the whole page cost more than the rest of the work).
  */
 export function removeBoilerplate(root: DomElement, tuning = DEFAULT_TUNING): void {
   const strip = (element: DomElement) => {
@@ -174,7 +196,10 @@ export function removeBoilerplate(root: DomElement, tuning = DEFAULT_TUNING): vo
   const visit = (element: DomElement) => {
     for (const child of [...element.children]) {
       // Marked rather than removed: Readability weighs the page as it is to find the story's container.
-      if (isTitleHeader(child) && isRemovableAbout(child, total, tuning)) {
+      if (
+        (isTitleHeader(child) || (child.hasAttribute('itemprop') && isMicrodataAbout(child))) &&
+        isRemovableAbout(child, total, tuning)
+      ) {
         // Its elements too: Readability replaces a `<div>` that wraps one paragraph with the paragraph.
         for (const element of [child, ...child.querySelectorAll('*')]) element.setAttribute(ABOUT_MARK, '');
         continue;

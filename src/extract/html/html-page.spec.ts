@@ -112,6 +112,26 @@ describe('main content', () => {
     expect(content).toContain('What the plan involves');
   });
 
+  test("schema.org microdata's date, author and an article's summary go; a product's description stays", () => {
+    const paragraph = (n: number) =>
+      `<p>Paragraph ${n} of the story about the harbour wall, long enough to read as prose and to be the article that a reader came for.</p>`;
+    const article = `<!doctype html><html itemscope itemtype="http://schema.org/NewsArticle"><head><title>The harbour wall</title></head><body>
+      <div class="story"><h1 itemprop="headline">The harbour wall</h1>
+      <div itemprop="description"><p>Councillors voted to rebuild the old wall before the winter storms arrive in the bay.</p></div>
+      <div itemprop="articleBody"><span itemprop="datePublished">Friday, 22 October 2010 at 20:13</span>
+      ${paragraph(1)}${paragraph(2)}${paragraph(3)}</div></div></body></html>`;
+    const content = text(article);
+    expect(content).toContain('Paragraph 1 of the story');
+    expect(content).not.toContain('Councillors voted');
+    expect(content).not.toContain('22 October 2010');
+
+    const product = `<!doctype html><html><head><title>Harbour lamp</title></head><body>
+      <div itemscope itemtype="https://schema.org/Product"><h1 itemprop="name">Harbour lamp</h1>
+      <div itemprop="description"><p>A cast-iron lamp modelled on the beacon of the old harbour wall, ${'with a glass shade and a brass base, '.repeat(8)}sold by the Port Aldery forge.</p></div>
+      </div></body></html>`;
+    expect(text(product)).toContain('A cast-iron lamp modelled on the beacon');
+  });
+
   test("a quoted social post stays in the story, although its wrapper's class says social", () => {
     const content = text(
       story(
