@@ -132,6 +132,19 @@ describe('main content', () => {
     expect(text(product)).toContain('A cast-iron lamp modelled on the beacon');
   });
 
+  test('a source cited by its address stays, although it is all link; a linked headline goes', () => {
+    const content = text(
+      story(
+        '<p>Sources:</p>' +
+          '<p><a href="http://www.harbour-archive.example/2013/02/wall-survey.html#ixzz2PpyAj3AN">http://www.harbour-archive.example/2013/02/wall-survey.html#ixzz2PpyAj3AN</a></p>' +
+          '<p><a href="https://council.example/minutes/2364">council.example/minutes/2364</a></p>' +
+          '<p><a href="https://news.example.org/articles/storm.html">Storm damage bill rises again</a></p>',
+      ),
+    );
+    expect(content).toContain('http://www.harbour-archive.example/2013/02/wall-survey.html');
+    expect(content).not.toContain('Storm damage bill');
+  });
+
   test("a quoted social post stays in the story, although its wrapper's class says social", () => {
     const content = text(
       story(

@@ -167,7 +167,7 @@ function removeLinkBlocks(root: DomElement, tuning: ExtractionTuning): void {
     const stats: LinkStats = { length: 0, linkLength: 0, links: 0, embed: false };
     if (!isElement(node)) return stats;
     const tag = tagOf(node);
-    const isLink = tag === 'a';
+    const isLink = tag === 'a' && !showsOwnAddress(node);
     for (const child of [...node.childNodes]) {
       const inner = visit(child, inLink || isLink);
       stats.length += inner.length;
@@ -194,6 +194,29 @@ function removeLinkBlocks(root: DomElement, tuning: ExtractionTuning): void {
   // Labels are found before anything is removed: a removal makes other elements adjacent.
   const labels = blocks.flatMap((block) => introducingLabel(block, linkBlocks) ?? []);
   for (const element of [...blocks, ...labels]) element.remove();
+}
+
+/** A web address without its scheme, `www.` and trailing slashes, for comparing the ways one is written. */
+function bareAddress(address: string): string {
+  let bare = address
+    .trim()
+    .toLowerCase()
+    .replace(/^(?:https?:)?\/\//, '')
+    .replace(/^www\./, '');
+  while (bare.endsWith('/')) bare = bare.slice(0, -1);
+  return bare;
+}
+
+/**
+ * Whether a link's text is the address it links to (`http://example.org/report.html`): a source the author cites
+ * by its address, printed for the reader, unlike the titles of navigation and teaser links.
+ */
+function showsOwnAddress(link: DomElement): boolean {
+  const text = normalizeSpace(link.textContent);
+  if (!/^(?:https?:\/\/|www\.)\S+$/i.test(text)) return false;
+  const href = bareAddress(link.getAttribute('href') ?? '');
+  const shown = bareAddress(text.replace(/(?:\.{3}|…)$/, ''));
+  return shown.length > 0 && href.startsWith(shown);
 }
 
 /** A label this short that introduces a list of links ("DON'T MISS", "You may also like...") goes with it. */
