@@ -4,7 +4,9 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 
+# patches/: applied to node_modules by npm ci's postinstall (patch-package).
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 
 COPY tsconfig.json tsconfig.build.json ./
@@ -26,6 +28,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 
 COPY package.json package-lock.json ./
+COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund \
   && npm cache clean --force
 # tini as PID 1: the kernel ignores a SIGKILL that PID 1 sends itself, so without an init the event-loop watchdog

@@ -1,3 +1,7 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseHTML } from 'linkedom';
+import { projectRoot } from '../../database/project-root.js';
 import { MAX_NESTING, parseDocument } from './dom.js';
 import { extractHtml } from './html-page.js';
 
@@ -26,5 +30,35 @@ describe('parseDocument: nesting deeper than browsers build', () => {
   test('ordinary nesting is left as it is', () => {
     const document = parseDocument(deep(100));
     expect(document.querySelectorAll('b')).toHaveLength(100);
+  });
+});
+
+describe("linkedom, patched to make a node's listener map on demand: events still work", () => {
+  test('a listener added to a parsed element is called, bubbles to its parent, and can be removed', () => {
+    const { document, Event } = parseHTML('<html><body><div id="outer"><p id="inner">text</p></div></body></html>');
+    const inner = document.querySelector('#inner')!;
+    const outer = document.querySelector('#outer')!;
+    const calls: string[] = [];
+    const onInner = () => calls.push('inner');
+    inner.addEventListener('ping', onInner);
+    outer.addEventListener('ping', () => calls.push('outer'));
+    inner.dispatchEvent(new Event('ping', { bubbles: true }));
+    inner.removeEventListener('ping', onInner);
+    inner.dispatchEvent(new Event('ping', { bubbles: true }));
+    expect(calls).toEqual(['inner', 'outer', 'outer']);
+  });
+
+  test('the installed linkedom carries the patch (npm ci runs patch-package)', () => {
+    for (const build of ['esm', 'cjs']) {
+      const file = path.join(projectRoot(), 'node_modules/linkedom', build, 'interface/event-target.js');
+      expect(readFileSync(file, 'utf8')).toContain('patches/linkedom+0.18.12.patch');
+    }
+  });
+
+  test('removing a listener from a node that never had one, or dispatching on it, does nothing', () => {
+    const { document, Event } = parseHTML('<html><body><p>text</p></body></html>');
+    const paragraph = document.querySelector('p')!;
+    expect(() => paragraph.removeEventListener('ping', () => {})).not.toThrow();
+    expect(paragraph.dispatchEvent(new Event('ping'))).toBe(true);
   });
 });
