@@ -177,8 +177,9 @@ class SimulatedCrawl {
     private readonly beir: BeirDataset,
   ) {}
 
+  /** A rate of 0 (BENCH_FIRST_PASS_CRAWL_RATE=0) is a pass without a crawl. */
   start(): void {
-    this.timer = setInterval(() => this.arrive(), 1000 / FIRST_PASS_CRAWL_RATE);
+    if (FIRST_PASS_CRAWL_RATE > 0) this.timer = setInterval(() => this.arrive(), 1000 / FIRST_PASS_CRAWL_RATE);
   }
 
   async stop(): Promise<void> {
