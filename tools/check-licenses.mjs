@@ -28,11 +28,15 @@ const PERMISSIVE = new Set([
 const COPYLEFT = /^(A?GPL|LGPL|SSPL|EUPL|OSL|CPAL|MPL|EPL|CDDL)/i;
 
 /**
- * Packages whose licence is not in PERMISSIVE but may be used all the same: `name` (any version) and why. Empty
- * today; a package added here needs a reason a reviewer can check.
+ * Packages whose licence is not in PERMISSIVE but may be used all the same: `name` (any version) and why. A package
+ * added here needs a reason a reviewer can check.
  */
 const ALLOWED = new Map([
-  // ['some-package', 'MPL-2.0, used unmodified as a separate file: its copyleft covers only its own files'],
+  [
+    'jsonify',
+    "'Public Domain': Douglas Crockford's JSON parser and stringifier, dedicated to the public domain (no conditions " +
+      'at all); brought by patch-package (json-stable-stringify), which runs at install only',
+  ],
 ]);
 
 const { values } = parseArgs({
