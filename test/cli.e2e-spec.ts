@@ -180,6 +180,15 @@ describe('operator CLI', () => {
     expect(projects.map((p) => p.id)).toEqual([projectId]);
     expect((await cli('project', 'list')).stdout).toContain(projectId);
 
+    const renamed = await cli('project', 'rename', org.id, projectId, '--name', 'Storefront', '--json');
+    expect(renamed).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(renamed.stdout)).toEqual({ id: projectId, org_id: org.id, name: 'Storefront' });
+    const listed = JSON.parse((await cli('project', 'list', org.id, '--json')).stdout) as { name: string }[];
+    expect(listed.map((p) => p.name)).toEqual(['Storefront']);
+    expect(await cli('project', 'rename', org.id, projectId, '--name', 'Storefront')).toMatchObject({ code: 0 });
+    const elsewhere = await cli('project', 'rename', (await createOrg('--name', 'Other')).id, projectId, '--name', 'X');
+    expect(elsewhere).toMatchObject({ code: 1, stderr: expect.stringMatching(/project not found/) });
+
     const created = await cli(
       'key',
       'create',

@@ -1,4 +1,5 @@
 import { CreateProjectCommand } from '../projects/commands/create-project.command.js';
+import { RenameProjectCommand } from '../projects/commands/rename-project.command.js';
 import { JSON_FLAG, nameArgument, parseCommandArgs, uuidArgument } from './args.js';
 import type { CliCommand, CommandGroup } from './command.js';
 import { formatTable } from './output.js';
@@ -18,6 +19,28 @@ const create: CliCommand = {
       await ctx.afterWrite(created.position);
       if (values.json) ctx.json({ id: created.projectId, org_id: orgId, name });
       else ctx.out(created.projectId);
+      return 0;
+    };
+  },
+};
+
+const RENAME = 'project rename <org_id> <project_id> --name <name> [--json]';
+const rename: CliCommand = {
+  usage: RENAME,
+  summary: 'rename a project (the same ProjectRenamed event as the dashboard writes)',
+  parse(args) {
+    const { values, positionals } = parseCommandArgs(args, RENAME, { name: { type: 'string' }, ...JSON_FLAG }, [
+      '<org_id>',
+      '<project_id>',
+    ]);
+    const orgId = uuidArgument(positionals[0]!, 'org_id');
+    const projectId = uuidArgument(positionals[1]!, 'project_id');
+    const name = nameArgument(values, RENAME);
+    return async (ctx) => {
+      const renamed = await ctx.commands.execute(new RenameProjectCommand(orgId, projectId, name, ctx.actor));
+      await ctx.afterWrite(renamed.position);
+      if (values.json) ctx.json({ id: projectId, org_id: orgId, name });
+      else ctx.out(projectId);
       return 0;
     };
   },
@@ -76,5 +99,5 @@ export const projectCommands: CommandGroup = {
   name: 'project',
   scope: 'control-plane',
   summary: 'projects of an organization',
-  commands: { create, list },
+  commands: { create, rename, list },
 };
