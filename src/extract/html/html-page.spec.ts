@@ -52,8 +52,6 @@ describe('main content', () => {
   });
 
   const story = (inner: string) => {
-    const paragraph = (n: number) =>
-      `<p>Paragraph ${n} of the story about the harbour wall, long enough to read as prose and to be the article that a reader came for.</p>`;
     return `<!doctype html><html><head><title>The harbour wall</title></head><body><nav><a href="/">Home</a></nav>
       <article><h1>The harbour wall</h1>${paragraph(1)}${paragraph(2)}${inner}${paragraph(3)}${paragraph(4)}</article>
       <footer>Courier</footer></body></html>`;
@@ -95,9 +93,10 @@ describe('main content', () => {
     expect(content).toContain("Here's the thing:");
   });
 
+  const paragraph = (n: number) =>
+    `<p>Paragraph ${n} of the story about the harbour wall, long enough to read as prose and to be the article that a reader came for.</p>`;
+
   test("the article's heading block (a <header> with the <h1>: standfirst, dates) goes; a section's header stays", () => {
-    const paragraph = (n: number) =>
-      `<p>Paragraph ${n} of the story about the harbour wall, long enough to read as prose and to be the article that a reader came for.</p>`;
     const html = `<!doctype html><html><head><title>The harbour wall</title></head><body>
       <article><header><h1>The harbour wall</h1>
       <h2>Councillors voted to rebuild the old wall before the winter storms arrive in the bay</h2>
@@ -113,8 +112,6 @@ describe('main content', () => {
   });
 
   test("schema.org microdata's date, author and an article's summary go; a product's description stays", () => {
-    const paragraph = (n: number) =>
-      `<p>Paragraph ${n} of the story about the harbour wall, long enough to read as prose and to be the article that a reader came for.</p>`;
     const article = `<!doctype html><html itemscope itemtype="http://schema.org/NewsArticle"><head><title>The harbour wall</title></head><body>
       <div class="story"><h1 itemprop="headline">The harbour wall</h1>
       <div itemprop="description"><p>Councillors voted to rebuild the old wall before the winter storms arrive in the bay.</p></div>
