@@ -1,8 +1,8 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { AppProcess, DIST_MAIN, ensureBuilt, freePort, stopAllAppProcesses } from './support/app-process.js';
+import { AppProcess, ensureBuilt, stopAllAppProcesses } from './support/app-process.js';
 
 /** The server's stdout up to its address line (printed last, once it is ready), as lines. */
 async function startupLines(app: AppProcess): Promise<string[]> {
@@ -80,33 +80,21 @@ describe('a quiet first start: no framework chatter at info, the key, hint and a
     'stdout a terminal (a pseudo-terminal from script(1)): readable lines, the last block set apart',
     async () => {
       const dataDir = await mkdtemp(path.join(tmpdir(), 'startup-logs-'));
-      const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir };
-      const port = String(await freePort());
-      const child = spawn('script', ['-qec', `"${process.execPath}" "${DIST_MAIN}"`, '/dev/null'], {
-        env: { ...env, PORT: port, HOST: '127.0.0.1', LOG_LEVEL: 'info' },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      const app = await AppProcess.start({ env: { DATA_DIR: dataDir }, name: 'terminal', terminal: true });
       try {
-        const deadline = Date.now() + 60_000;
-        while (!/listening on [^\n]*\n/.test(out) && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        const lines = out.replaceAll('\r', '').split('\n').slice(0, -1);
-        expect(lines.at(-1)).toBe(`\x1b[1mlistening on http://localhost:${port} (embedded mode)\x1b[22m`);
+        const lines = (await startupLines(app)).map((line) => line.replaceAll('\r', ''));
+        expect(lines.at(-1)).toBe(`\x1b[1mlistening on http://localhost:${app.port} (embedded mode)\x1b[22m`);
         const key = lines.findIndex((line) => line.includes('demo api key: sk_live_'));
         expect(lines[key - 1]).toBe('');
         const logs = lines.slice(0, key - 1);
         expect(logs.length).toBeGreaterThan(0);
         for (const line of logs) expect(line).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] \S*(INFO|WARN)\S*: /);
       } finally {
-        child.kill('SIGTERM');
-        await new Promise((resolve) => child.once('close', resolve));
+        await app.stop();
         await rm(dataDir, { recursive: true, force: true });
       }
     },
-    120_000,
+    150_000,
   );
 
   test('LOG_LEVEL=debug brings the route mapping back, as JSON with its context', async () => {

@@ -148,6 +148,8 @@ export interface AppProcessOptions {
   readonly port?: number;
   /** 90 s by default: a loaded 2-core CI machine starting several processes at once needs it. */
   readonly readyTimeoutMs?: number;
+  /** Runs it with a pseudo-terminal as stdin and stdout (under `script -qec`), as a user's shell would. */
+  readonly terminal?: boolean;
 }
 
 export class AppProcess {
@@ -160,6 +162,7 @@ export class AppProcess {
     private readonly child: ChildProcess,
     readonly name: string,
     readonly port: number,
+    private readonly ownGroup: boolean,
   ) {
     child.stdout!.on('data', (chunk: Buffer) => (this.out += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (this.err += chunk.toString()));
@@ -189,13 +192,31 @@ export class AppProcess {
   }
 
   private static spawn(options: AppProcessOptions, port: number): AppProcess {
-    const child = spawn(process.execPath, [options.script ?? DIST_MAIN], {
-      cwd: PROJECT_ROOT,
-      env: { ...baseEnv(), LOG_LEVEL: 'info', ...options.env, PORT: String(port), HOST: '127.0.0.1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const env = { ...baseEnv(), LOG_LEVEL: 'info', ...options.env, PORT: String(port), HOST: '127.0.0.1' };
+    const main = options.script ?? DIST_MAIN;
+    // Under script(1) the server is a grandchild: it gets a process group of its own, so that a signal reaches both.
+    const child = options.terminal
+      ? spawn('script', ['-qec', `"${process.execPath}" "${main}"`, '/dev/null'], {
+          cwd: PROJECT_ROOT,
+          env,
+          stdio: ['pipe', 'pipe', 'pipe'],
+          detached: true,
+        })
+      : spawn(process.execPath, [main], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     track(child);
-    return new AppProcess(child, options.name ?? `app:${port}`, port);
+    return new AppProcess(child, options.name ?? `app:${port}`, port, options.terminal === true);
+  }
+
+  private signal(signal: NodeJS.Signals): void {
+    if (!this.ownGroup) {
+      this.child.kill(signal);
+      return;
+    }
+    try {
+      process.kill(-this.child.pid!, signal);
+    } catch {
+      // the group is gone already
+    }
   }
 
   get url(): string {
@@ -266,8 +287,8 @@ export class AppProcess {
   /** SIGTERM and wait for the exit; SIGKILL after `timeoutMs`. */
   async stop(timeoutMs = 10_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
     if (this.exitStatus) return this.exitStatus;
-    this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
+    this.signal('SIGTERM');
+    const timer = setTimeout(() => this.signal('SIGKILL'), timeoutMs);
     try {
       return await this.exit;
     } finally {
@@ -289,7 +310,7 @@ export class AppProcess {
   /** kill -9, and wait until the process is gone. */
   async kill(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
     if (this.exitStatus) return this.exitStatus;
-    this.child.kill('SIGKILL');
+    this.signal('SIGKILL');
     return this.exit;
   }
 }
