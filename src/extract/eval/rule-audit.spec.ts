@@ -19,6 +19,7 @@ describe('the rule audit', () => {
     expect(withoutFirst.boilerplateWords.size).toBe(DEFAULT_TUNING.boilerplateWords.size - 1);
     expect(byName.get('every class/id word')!.boilerplateWords.size).toBe(0);
     expect(byName.get('image captions')!.imageCaptionMaxLength).toBe(0);
-    expect(rules).toHaveLength(DEFAULT_TUNING.boilerplateWords.size + 4);
+    expect(byName.get('trailing follow lines')!.trailingFollowLines).toBe(false);
+    expect(rules).toHaveLength(DEFAULT_TUNING.boilerplateWords.size + 5);
   });
 });

@@ -56,6 +56,7 @@ export function auditedRules(base: ExtractionTuning): AuditedRule[] {
     { rule: 'link blocks', tuning: { ...base, linkBlockDensity: 2 }, mayChange: everyPage },
     { rule: 'link paragraphs', tuning: { ...base, linkParagraphDensity: 2 }, mayChange: everyPage },
     { rule: 'image captions', tuning: { ...base, imageCaptionMaxLength: 0 }, mayChange: everyPage },
+    { rule: 'trailing follow lines', tuning: { ...base, trailingFollowLines: false }, mayChange: everyPage },
   ];
 }
 

@@ -14,6 +14,8 @@ export interface ExtractionTuning {
   readonly linkParagraphDensity: number;
   /** At `basic` depth, an image's container goes with it when its text is this short (0: captions stay). */
   readonly imageCaptionMaxLength: number;
+  /** Whether the "follow us" lines (links to social network accounts) that end the content go. */
+  readonly trailingFollowLines: boolean;
 }
 
 /**
@@ -87,4 +89,5 @@ export const DEFAULT_TUNING: ExtractionTuning = {
   linkBlockDensity: 0.7,
   linkParagraphDensity: 0.8,
   imageCaptionMaxLength: 500,
+  trailingFollowLines: true,
 };

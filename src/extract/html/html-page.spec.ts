@@ -156,6 +156,49 @@ describe('main content', () => {
     expect(content).not.toContain('Share on');
   });
 
+  test('"follow us" lines that end the story go, with the short linked lines after them; inside the story they stay', () => {
+    const ending = (lines: string) =>
+      text(`<!doctype html><html><head><title>The harbour wall</title></head><body>
+        <article><h1>The harbour wall</h1>${paragraph(1)}${paragraph(2)}${paragraph(3)}${lines}</article></body></html>`);
+    const follow =
+      '<p>Rachel Lowe may be reached at rachel@news.example.org. Follow her on Twitter <a href="https://twitter.com/rachellowe">@rachellowe</a>.</p>' +
+      '<p>Get the latest updates in your inbox. <a href="https://news.example.org/newsletters">Subscribe to our newsletters</a>.</p>';
+    const content = ending(follow);
+    expect(content).toContain('Paragraph 3 of the story');
+    expect(content).not.toContain('Follow her on Twitter');
+    expect(content).not.toContain('Subscribe to our newsletters');
+
+    // The same lines in the middle of the story are the story's.
+    expect(text(story(follow))).toContain('Follow her on Twitter');
+
+    // A line without a link after it: the follow line does not end the story, and both stay.
+    const asked = ending(
+      '<p>Be sure to visit the Port Aldery forge on <a href="https://www.facebook.com/portalderyforge">Facebook</a>.</p>' +
+        '<p>What would you ask the council about the harbour wall?</p>',
+    );
+    expect(asked).toContain('visit the Port Aldery forge on Facebook');
+    expect(asked).toContain('What would you ask the council');
+
+    // A quoted post's signature links to its author's account: the quotation is the story's.
+    const quoted = ending(
+      '<blockquote><p>The harbour wall held last night, the whole town came out to see.</p>' +
+        '<p>— Port Aldery (<a href="https://twitter.com/portaldery">@portaldery</a>) November 18, 2019</p></blockquote>',
+    );
+    expect(quoted).toContain('(@portaldery)');
+
+    // A wrapper whose own text is a short follow line holds the story: it stays.
+    const wrapped = text(`<!doctype html><html><head><title>The harbour wall</title></head><body><article>
+      <h1>The harbour wall</h1><div>${paragraph(1)}${paragraph(2)}${paragraph(3)}
+      Follow us on <a href="https://twitter.com/courier">Twitter</a></div></article></body></html>`);
+    expect(wrapped).toContain('Paragraph 3 of the story');
+
+    // A link to one post is a source, not an account to follow.
+    const cited = ending(
+      '<p>The mayor announced it <a href="https://twitter.com/portaldery/status/1196">on Twitter</a>.</p>',
+    );
+    expect(cited).toContain('The mayor announced it on Twitter');
+  });
+
   test('text format: paragraphs and headings as plain lines, no markup', () => {
     const { content } = extract('harbour-news.html', { format: 'text' });
     expect(content).toContain('\n\nWhat the plan involves\n\n');

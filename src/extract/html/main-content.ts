@@ -15,6 +15,7 @@ import { EMBED_MARK, embedsToLinks } from './embeds.js';
 import { DEFAULT_TUNING, type ExtractionTuning } from './extraction-tuning.js';
 import { proseLength } from './text-blocks.js';
 import { flattenTable, isLayoutTable, unwrapLayoutTable } from './tables.js';
+import { removeTrailingFollowLines } from './follow-lines.js';
 
 export type ExtractDepth = 'basic' | 'advanced';
 
@@ -246,6 +247,7 @@ function introducingLabel(block: DomElement, removed: ReadonlySet<DomElement>): 
 function applyDepth(root: DomElement, depth: ExtractDepth, tuning: ExtractionTuning): void {
   for (const element of [...root.querySelectorAll(`[${ABOUT_MARK}]`)]) element.remove();
   removeLinkBlocks(root, tuning);
+  if (tuning.trailingFollowLines) removeTrailingFollowLines(root);
   if (depth === 'basic' && tuning.imageCaptionMaxLength > 0) removeImageCaptions(root, tuning.imageCaptionMaxLength);
   for (const element of [
     ...root.querySelectorAll('script, style, noscript, template, button, input, select, textarea'),
