@@ -64,6 +64,14 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ REDIS_COMMAND_TIMEOUT_MS: value })).toThrow(/REDIS_COMMAND_TIMEOUT_MS/);
   });
 
+  test('REDIS_STALL_TIMEOUT_MS: 3000 by default, 0 (never) or 200 to 600000 milliseconds', () => {
+    expect(loadConfig({}).redisStallTimeoutMs).toBe(3000);
+    expect(loadConfig({ REDIS_STALL_TIMEOUT_MS: '0' }).redisStallTimeoutMs).toBe(0);
+    expect(loadConfig({ REDIS_STALL_TIMEOUT_MS: '1500' }).redisStallTimeoutMs).toBe(1500);
+    for (const value of ['later', '100', '-1', '700000', '2.5'])
+      expect(() => loadConfig({ REDIS_STALL_TIMEOUT_MS: value })).toThrow(/REDIS_STALL_TIMEOUT_MS/);
+  });
+
   test('MCP tools: search and extract by default; MCP_TOOLS adds operations; MCP_TOOL_NAMES picks the naming', () => {
     expect(loadConfig({})).toMatchObject({ mcpTools: ['search', 'extract'], mcpToolNames: 'plain' });
     expect(loadConfig({ MCP_TOOLS: ' research, Map,search ,extract,crawl', MCP_TOOL_NAMES: 'tavily' })).toMatchObject({

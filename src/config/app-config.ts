@@ -13,6 +13,7 @@ import {
   Max,
   Min,
   Validate,
+  ValidateIf,
   validateSync,
 } from 'class-validator';
 import { trimChars, trimEndChars } from '../common/linear-text.js';
@@ -97,6 +98,18 @@ export class EnvironmentVariables {
   @Min(50)
   @Max(60000)
   REDIS_COMMAND_TIMEOUT_MS?: number;
+
+  /**
+   * How long Redis may leave a PING on an open connection unanswered (a frozen server, a partition) before metered
+   * calls answer 503 without waiting on it, until it answers again; 0: never.
+   */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @ValidateIf((_, value: unknown) => value !== 0)
+  @Min(200)
+  @Max(600000)
+  REDIS_STALL_TIMEOUT_MS?: number;
 
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -464,6 +477,8 @@ export interface AppConfig {
   readonly redisPrefix: string;
   /** The longest a Redis command waits for a lost connection to come back before it fails, in milliseconds. */
   readonly redisCommandTimeoutMs: number;
+  /** How long Redis may leave a PING unanswered before metered calls are refused (503) until it answers; 0: never. */
+  readonly redisStallTimeoutMs: number;
   readonly eventStoreUrl: string | undefined;
   readonly smtpUrl: string | undefined;
   readonly mailFrom: string;
@@ -616,6 +631,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redisUrl: vars.REDIS_URL,
     redisPrefix: vars.REDIS_PREFIX ?? 'sla:',
     redisCommandTimeoutMs: vars.REDIS_COMMAND_TIMEOUT_MS ?? 1000,
+    redisStallTimeoutMs: vars.REDIS_STALL_TIMEOUT_MS ?? 3000,
     eventStoreUrl: vars.EVENTSTORE_URL,
     smtpUrl: vars.SMTP_URL,
     mailFrom: vars.MAIL_FROM ?? 'Search API <no-reply@localhost>',

@@ -1,4 +1,5 @@
 import { ClientOfflineError, SocketClosedUnexpectedlyError, TimeoutError } from 'redis';
+import { RedisNotAnsweringError } from '../redis/redis-stall-watch.js';
 import { isUnavailableDependency } from './unavailable-dependency.js';
 
 describe('isUnavailableDependency', () => {
@@ -12,6 +13,8 @@ describe('isUnavailableDependency', () => {
     [new SocketClosedUnexpectedlyError()],
     [new ClientOfflineError()],
     [new TimeoutError()],
+    // A Redis that stopped answering on an open connection: the call is refused before it sends anything.
+    [new RedisNotAnsweringError(3000)],
     [new Error('wrapped', { cause: Object.assign(new Error('x'), { code: 'ECONNRESET' }) })],
   ])('%s is a dependency outage', (error) => {
     expect(isUnavailableDependency(error)).toBe(true);

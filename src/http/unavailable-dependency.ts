@@ -8,6 +8,7 @@ import {
   SocketClosedUnexpectedlyError,
   SocketTimeoutError,
 } from 'redis';
+import { RedisNotAnsweringError } from '../redis/redis-stall-watch.js';
 
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
@@ -37,6 +38,7 @@ const REDIS_ERROR_CLASSES = [
   DisconnectsClientError,
   ReconnectStrategyError,
   RedisCommandTimeoutError,
+  RedisNotAnsweringError,
 ];
 
 /**

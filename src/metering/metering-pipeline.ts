@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { REDIS_STALL_WATCH } from '../redis/redis.module.js';
+import type { RedisStallWatch } from '../redis/redis-stall-watch.js';
 import { isUnavailableDependency } from '../http/unavailable-dependency.js';
 import { parseApiKey } from '../keys/api-key-secret.js';
 import { KeyLookupService } from '../keys/key-lookup.service.js';
@@ -146,6 +148,7 @@ export class MeteringPipeline {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly inflight: InflightCalls,
     private readonly deferred: DeferredCharges,
+    @Inject(REDIS_STALL_WATCH) private readonly redisStall: RedisStallWatch | null,
   ) {}
 
   /**
@@ -221,6 +224,8 @@ export class MeteringPipeline {
 
   /** The key (401), its scope and depth (403), the rate limit (429). */
   private async admit(call: MeteredCall): Promise<Admitted> {
+    // A Redis that stopped answering would hold this call's first command: 503 before anything is sent.
+    this.redisStall?.assertAnswering();
     const caller = await this.authenticate(call.apiKey);
     this.authorize(caller.key, call.spec, call.body);
     const { headers } = await this.rateLimit(caller);

@@ -9,7 +9,8 @@ const MAX_RECONNECT_DELAY_MS = 500;
  * call answers 503 instead of waiting out the outage. node-redis stops timing a command once it is written, so a
  * command the timeout fails was never sent and did nothing in Redis (it may also fail so while the client is ready,
  * queued behind a backlog Redis does not read). A command already sent when the connection dies fails at once; one
- * sent to a Redis that stops answering without closing the connection is not cut short.
+ * sent to a Redis that stops answering without closing the connection is not cut short (RedisStallWatch refuses
+ * new calls meanwhile).
  * Reconnection is tried about every half second, so that calls are served soon after Redis is back.
  */
 export function redisClientOptions(url: string, commandTimeoutMs: number) {

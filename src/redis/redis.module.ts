@@ -1,12 +1,15 @@
-import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { createClient } from 'redis';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { redisClientOptions } from './redis-client-options.js';
+import { RedisStallWatch } from './redis-stall-watch.js';
 
 const connect = (url: string, commandTimeoutMs: number) => createClient(redisClientOptions(url, commandTimeoutMs));
 export type RedisClient = ReturnType<typeof connect>;
 /** The shared Redis connection, or null in the embedded single-node mode. */
 export const REDIS = Symbol('REDIS');
+/** Whether that connection's Redis still answers (REDIS_STALL_TIMEOUT_MS), or null (no Redis, or not watched). */
+export const REDIS_STALL_WATCH = Symbol('REDIS_STALL_WATCH');
 
 @Global()
 @Module({
@@ -24,13 +27,25 @@ export const REDIS = Symbol('REDIS');
         return client;
       },
     },
+    {
+      provide: REDIS_STALL_WATCH,
+      inject: [REDIS, APP_CONFIG],
+      useFactory: (redis: RedisClient | null, config: AppConfig): RedisStallWatch | null =>
+        redis && config.redisStallTimeoutMs > 0
+          ? new RedisStallWatch(redis, config.redisStallTimeoutMs, new Logger('Redis'))
+          : null,
+    },
   ],
-  exports: [REDIS],
+  exports: [REDIS, REDIS_STALL_WATCH],
 })
 export class RedisModule implements OnApplicationShutdown {
-  constructor(@Inject(REDIS) private readonly redis: RedisClient | null) {}
+  constructor(
+    @Inject(REDIS) private readonly redis: RedisClient | null,
+    @Inject(REDIS_STALL_WATCH) private readonly stallWatch: RedisStallWatch | null,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    this.stallWatch?.stop();
     await this.redis?.close().catch(() => {});
   }
 }

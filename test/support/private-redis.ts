@@ -69,6 +69,19 @@ export class PrivateRedis {
     child.stderr!.resume();
   }
 
+  /**
+   * SIGSTOP: the server freezes with its connections open. The kernel still accepts new connections and takes the
+   * bytes sent on them; nothing is read or answered until `thaw()`.
+   */
+  freeze(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  /** SIGCONT: the frozen server reads what was sent meanwhile (on connections since closed too) and answers. */
+  thaw(): void {
+    this.child?.kill('SIGCONT');
+  }
+
   /** SIGKILL: the server dies at once and its data with it. Resolves once the process is gone. */
   async kill(): Promise<void> {
     const child = this.child;

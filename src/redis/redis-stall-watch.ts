@@ -1,0 +1,69 @@
+import type { Logger } from '@nestjs/common';
+import type { RedisClient } from './redis.module.js';
+
+/** Thrown instead of sending a command to a Redis that has stopped answering (the call answers 503). */
+export class RedisNotAnsweringError extends Error {
+  constructor(waitedMs: number) {
+    super(`Redis has not answered for ${waitedMs} ms on an open connection`);
+    this.name = 'RedisNotAnsweringError';
+  }
+}
+
+/**
+ * A Redis that stops answering but keeps its connection open (a frozen server, a partition that drops packets)
+ * holds every command sent to it until it answers again, or until TCP gives up minutes later. The watch keeps one
+ * PING in flight on the shared connection; Redis answers a connection's commands in order, so a PING unanswered
+ * for `stallMs` means nothing sent since has been answered either. From then until Redis answers, a metered call is
+ * refused (503) before it sends anything, rather than joining the wait. Nothing already sent is given up: a command
+ * whose answer is lost may still run in Redis (a frozen server reads it when it thaws), so the calls that sent one
+ * wait for it, and the counters stay exact.
+ */
+export class RedisStallWatch {
+  private readonly timer: NodeJS.Timeout;
+  private ping: { readonly sentAt: number } | null = null;
+  private reported = false;
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly stallMs: number,
+    private readonly logger: Logger,
+  ) {
+    this.timer = setInterval(() => this.tick(), Math.min(1000, Math.max(50, Math.floor(stallMs / 4))));
+    this.timer.unref();
+  }
+
+  /** How long the PING in flight has waited, once that is `stallMs` or more; 0 while Redis answers. */
+  stalledForMs(): number {
+    const waited = this.ping ? Date.now() - this.ping.sentAt : 0;
+    return waited >= this.stallMs ? waited : 0;
+  }
+
+  /** Throws RedisNotAnsweringError while Redis does not answer (a 503 for the call, with nothing sent). */
+  assertAnswering(): void {
+    const waited = this.stalledForMs();
+    if (waited > 0) throw new RedisNotAnsweringError(waited);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private tick(): void {
+    const waited = this.stalledForMs();
+    if (waited > 0 && !this.reported) {
+      this.reported = true;
+      this.logger.warn(`Redis has not answered for ${waited} ms on an open connection: metered calls answer 503`);
+    }
+    // Offline, commands wait for the connection (at most REDIS_COMMAND_TIMEOUT_MS) and are not sent: no PING then.
+    if (this.ping || !this.client.isReady) return;
+    const ping = { sentAt: Date.now() };
+    this.ping = ping;
+    const done = () => {
+      if (this.ping !== ping) return;
+      this.ping = null;
+      if (this.reported) this.logger.log('Redis answers again');
+      this.reported = false;
+    };
+    this.client.ping().then(done, done);
+  }
+}

@@ -1,0 +1,145 @@
+import { type Outcome, eventually, operatorCli, sleep, timedCall } from '../support/fault-harness.js';
+import { changePlan, chargesOf, meteredOrganization } from '../support/metering-fixture.js';
+import { MeteredTestRoutesModule } from '../support/metered-test-routes.js';
+import { PrivateRedis } from '../support/private-redis.js';
+import { SmtpSink } from '../support/smtp-sink.js';
+import { type TestApp, dropSchema, startTestApp } from '../support/test-app.js';
+import { TEST_DATABASE_URL } from '../support/test-database.js';
+
+/** REDIS_STALL_TIMEOUT_MS in this test: a PING unanswered this long means Redis has stopped answering. */
+const STALL_MS = 1_500;
+/** The watch looks a quarter of STALL_MS apart; a loaded test machine adds its own delays. */
+const MARGIN_MS = 1_000;
+/** A refused call sends nothing to Redis: it answers at once. */
+const REFUSED_WITHIN_MS = 500 + MARGIN_MS;
+const FROZEN_MS = 6_000;
+const CALL_TIMEOUT_MS = 20_000;
+const UNAVAILABLE = 'The service is temporarily unavailable; retry shortly.';
+
+/**
+ * Redis freezes (SIGSTOP) with its connections open: nothing is refused, nothing is answered, and TCP would not
+ * give up for minutes. Once a PING has waited REDIS_STALL_TIMEOUT_MS, new metered calls answer 503 at once, sending
+ * nothing; the calls that had sent a command wait for its answer (given up, it could still run when Redis thaws, and
+ * leave the counters off the ledger). After the thaw everything is served again, every 200 billed exactly once, and
+ * the counters agree with the ledger.
+ */
+describe('a Redis that stops answering with its connection open: new calls refused at once, then service again', () => {
+  let redis: PrivateRedis;
+  let smtp: SmtpSink;
+  let app: TestApp;
+
+  beforeAll(async () => {
+    redis = await PrivateRedis.start();
+    smtp = await SmtpSink.start();
+    app = await startTestApp({
+      env: {
+        SMTP_URL: smtp.url,
+        REDIS_URL: redis.url,
+        REDIS_STALL_TIMEOUT_MS: String(STALL_MS),
+        LOG_LEVEL: process.env.FAULT_LOG_LEVEL ?? 'silent',
+      },
+      modules: [MeteredTestRoutesModule],
+    });
+  }, 30_000);
+
+  afterAll(async () => {
+    redis?.thaw();
+    await app?.close().catch(() => {});
+    await redis?.kill();
+    await smtp?.stop();
+    if (app) await dropSchema(app.schema);
+  }, 30_000);
+
+  test('503 at once while it is frozen, the calls that sent a command wait for it; served after the thaw; billed once', async () => {
+    expect(app.config.redisStallTimeoutMs).toBe(STALL_MS);
+    const org = await meteredOrganization(app, smtp, 'redis-stall@faults.test');
+    const live = (await org.key()).key;
+    const test = (await org.key({ environment: 'test' })).key;
+    await changePlan(app, org.orgId, { allowance: 10_000, rpmLive: 100_000, rpmTest: 100_000 });
+
+    const outcomes: Outcome[] = [];
+    const call = async (label: string, path: string, body: Record<string, unknown>, token = live) => {
+      const outcome = await timedCall(app.url, path, token, body, label, CALL_TIMEOUT_MS);
+      outcomes.push(outcome);
+      return outcome;
+    };
+    const probes = (label: string) =>
+      Promise.all([
+        call(`${label} search`, '/test/search', { query: label }),
+        call(`${label} test key`, '/test/search', { query: label }, test),
+        // Volume-priced: pricing it increments a counter in Redis.
+        call(`${label} extract`, '/test/extract', { urls: ['https://x/a', 'https://x/b'] }),
+      ]);
+
+    for (let i = 0; i < 3; i++) expect((await call(`warm ${i}`, '/test/search', { query: `w${i}` })).status).toBe(200);
+    expect((await call('warm extract', '/test/extract', { urls: ['https://x/w'] })).status).toBe(200);
+
+    // In flight at the freeze: admitted before it, priced and charged after it.
+    const inFlight = Promise.all([
+      call('in flight search', '/test/search', { query: 'f', delay_ms: 300 }),
+      call('in flight extract', '/test/extract', { urls: ['https://x/f1', 'https://x/f2'], delay_ms: 300 }),
+    ]);
+    await sleep(50);
+    redis.freeze();
+    const frozenAt = Date.now();
+
+    const at = <T>(ms: number, what: () => Promise<T> | T) => sleep(ms - (Date.now() - frozenAt)).then(what);
+    let thawedAt = 0;
+    const [early, refused, later, flown] = await Promise.all([
+      // Before the watch can tell: these send their commands and wait like the calls in flight.
+      at(100, () => probes('early')),
+      at(STALL_MS + MARGIN_MS, () => probes('refused')),
+      at(FROZEN_MS - 1_000, () => probes('later')),
+      inFlight,
+      at(FROZEN_MS, () => {
+        thawedAt = Date.now();
+        redis.thaw();
+      }),
+    ]);
+
+    const resumed = await eventually(
+      'served again after the thaw',
+      () => call('resumed', '/test/search', { query: 'resumed' }),
+      (o) => o.status === 200,
+      10_000,
+    );
+    expect(resumed.answeredAt - thawedAt).toBeLessThan(5_000);
+    expect((await call('resumed extract', '/test/extract', { urls: ['https://x/r'] })).status).toBe(200);
+
+    const waited = (o: Outcome) => ({ label: o.label, status: o.status, waitedMs: o.answeredAt - o.sentAt });
+    // Once Redis is known not to answer: a clear 503 at once, while it is still frozen.
+    for (const o of [...refused, ...later]) {
+      expect({ label: o.label, status: o.status }).toEqual({ label: o.label, status: 503 });
+      expect((o.body as { error?: string }).error).toBe(UNAVAILABLE);
+      expect(o.answeredAt).toBeLessThan(thawedAt);
+    }
+    expect([...refused, ...later].map(waited).filter((o) => o.waitedMs > REFUSED_WITHIN_MS)).toEqual([]);
+    // The calls that had sent a command: answered once Redis answers them, served or not (never lost).
+    for (const o of [...early, ...flown]) expect([200, 503]).toContain(o.status);
+    expect(outcomes.filter((o) => o.status === 0)).toEqual([]);
+
+    // Every 200 billed exactly once; nothing else billed.
+    const charges = await chargesOf(app, org.orgId);
+    const byRequest = new Map(charges.map((c) => [c.request_id, c]));
+    expect(byRequest.size).toBe(charges.length);
+    const served = outcomes.filter((o) => o.status === 200);
+    for (const o of served) expect(byRequest.has(o.requestId!)).toBe(true);
+    expect(charges).toHaveLength(served.length);
+
+    const env = {
+      DATABASE_URL: TEST_DATABASE_URL,
+      DATABASE_SCHEMA: app.schema,
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: app.config.redisPrefix,
+      LOG_LEVEL: 'error',
+    };
+    await eventually(
+      'the ledger and the counters agree',
+      () => operatorCli(env, 'ledger', 'verify'),
+      (result) => result.code === 0,
+      15_000,
+      500,
+    );
+    expect(await operatorCli(env, 'projections', 'verify')).toMatchObject({ code: 0, stderr: '' });
+  }, 90_000);
+});
