@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { REDIS_STALL_WATCH } from '../redis/redis.module.js';
 import type { RedisStallWatch } from '../redis/redis-stall-watch.js';
+import { takeBackChange } from './counters/take-back-change.js';
 import { isUnavailableDependency } from '../http/unavailable-dependency.js';
 import { parseApiKey } from '../keys/api-key-secret.js';
 import { KeyLookupService } from '../keys/key-lookup.service.js';
@@ -313,7 +314,15 @@ export class MeteringPipeline {
         const { orgId, environment } = caller.key;
         const key = counterKeys.units(this.config.redisPrefix, orgId, month, environment, priceClass);
         const seed = () => this.seeds.units(orgId, month, environment, priceClass);
-        const total = await this.counters.increment(key, count, seed, this.inflight.journal(chargeId));
+        const journal = this.inflight.journal(chargeId);
+        let total: number;
+        try {
+          total = await this.counters.increment(key, count, seed, journal);
+        } catch (error) {
+          // It may have run with its answer lost: the call goes unbilled, so what it counted is taken back.
+          if (journal) void takeBackChange(this.counters, { key, amount: count, journal }, this.logger);
+          throw error;
+        }
         unitCredits = creditsForUnits(price.units, total);
         units.push({ key, amount: count, seed });
       }
@@ -380,7 +389,10 @@ export class MeteringPipeline {
         throw MeteringException.of(503, MESSAGES.chargeUnknown, headers);
       }
       this.logger.error(`recording a charge failed, the call is not served: ${(error as Error).message}`);
-      for (const unit of priced.units) await this.counters.adjust(unit.key, -unit.amount, journal).catch(() => null);
+      for (const unit of priced.units) {
+        if (journal) await takeBackChange(this.counters, { ...unit, journal }, this.logger);
+        else await this.counters.adjust(unit.key, -unit.amount, null).catch(() => null);
+      }
       const used = await this.releaseQuota(admitted).catch(() => ({}));
       throw MeteringException.of(503, MESSAGES.chargeFailed, { ...headers, ...used });
     }

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import net from 'node:net';
 
-type Mode = 'forward' | 'cut' | 'blackhole';
+type Mode = 'forward' | 'cut' | 'blackhole' | 'mute';
 
 /**
  * A TCP proxy on 127.0.0.1 in front of one upstream (e.g. PostgreSQL), to take it away from the app and give it back,
@@ -9,6 +9,8 @@ type Mode = 'forward' | 'cut' | 'blackhole';
  * - `cut()`: the upstream is gone: every open connection is reset (both ends), new ones are reset as they come;
  * - `blackhole()`: the upstream stops answering (a partition, a frozen server): open connections stop carrying bytes,
  *   new ones are accepted and then hear nothing;
+ * - `muteReplies()`: requests still reach the upstream and run there, its answers are lost on the way back (a link
+ *   that fails one way, or just after the server acted): open connections only, new ones are forwarded;
  * - `resume()`: new connections are forwarded again; connections held by a blackhole are reset (stale).
  */
 export class TcpProxy {
@@ -54,6 +56,14 @@ export class TcpProxy {
       pair.upstream?.unpipe();
       // Bytes keep arriving and are dropped: nothing reaches the other side, nothing is answered.
       pair.client.removeAllListeners('data').on('data', () => {});
+      pair.upstream?.removeAllListeners('data').on('data', () => {});
+    }
+  }
+
+  muteReplies(): void {
+    this.mode = 'mute';
+    for (const pair of this.pairs) {
+      pair.upstream?.unpipe();
       pair.upstream?.removeAllListeners('data').on('data', () => {});
     }
   }
