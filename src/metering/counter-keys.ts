@@ -7,6 +7,8 @@ export const counterKeys = {
   quota: (prefix: string, orgId: string, month: string) => `${prefix}quota:${orgId}:${month}`,
   /** Credit leases of an organization's month: outstanding credits per lease (see CreditLeases). */
   leases: (prefix: string, orgId: string, month: string) => `${prefix}leases:${orgId}:${month}`,
+  /** The receipt of one batch of lease steps (what it answered; kept a day, so that a batch sent again is a no-op). */
+  leaseReceipt: (prefix: string, batchId: string) => `${prefix}lease-receipt:${batchId}`,
   units: (prefix: string, orgId: string, month: string, environment: string, priceClass: string) =>
     `${prefix}units:${orgId}:${month}:${environment}:${priceClass}`,
 };

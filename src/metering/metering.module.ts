@@ -61,6 +61,7 @@ import { UsageController } from './usage.controller.js';
           counters,
           journalKey: inflight.journalKey,
           leasesKey: (orgId, month) => counterKeys.leases(config.redisPrefix, orgId, month),
+          receiptKey: (batchId) => counterKeys.leaseReceipt(config.redisPrefix, batchId),
           allowanceOf: async (orgId) => (await plans.get(orgId))?.monthlyCreditAllowance ?? null,
         });
         inflight.beforeLeaving(() => leases.returnAll());

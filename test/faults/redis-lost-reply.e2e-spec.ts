@@ -1,3 +1,5 @@
+import { createClient } from 'redis';
+import { counterKeys } from '../../src/metering/counter-keys.js';
 import { eventually, operatorCli, sleep, timedCall } from '../support/fault-harness.js';
 import { changePlan, chargesOf, meteredOrganization } from '../support/metering-fixture.js';
 import { MeteredTestRoutesModule } from '../support/metered-test-routes.js';
@@ -8,16 +10,20 @@ import { type TestApp, dropSchema, startTestApp } from '../support/test-app.js';
 import { TEST_DATABASE_URL } from '../support/test-database.js';
 
 /**
- * Redis runs a command and its answer is lost (the link fails on the way back, then the connection drops): the call
- * that sent it cannot tell whether it ran, answers 503 and is not billed. What the command changed in Redis must be
- * taken back all the same, or the counters stay off the ledger (a volume-priced call's units would count towards
- * the next calls' price tier, an allowance would lose credits).
+ * Redis runs commands and their answers are lost (the link fails on the way back, then the connection drops): the
+ * node cannot tell whether they ran. A call that cannot tell answers 503 and is not billed, and what its command
+ * changed in Redis is taken back (a volume-priced call's units would otherwise count towards the next calls' price
+ * tier). The credit-lease steps sent meanwhile go again once Redis is back, and must count once (a settlement
+ * counted twice takes credits from the allowance for the month); a lease granted with its answer lost must not hold
+ * credits nobody can spend.
  */
 describe('a Redis answer lost after the command ran: the counters still agree with the ledger', () => {
   let redis: PrivateRedis;
   let proxy: TcpProxy;
   let smtp: SmtpSink;
   let app: TestApp;
+  let inspector: ReturnType<typeof createClient>;
+  const month = new Date().toISOString().slice(0, 7);
 
   beforeAll(async () => {
     redis = await PrivateRedis.start();
@@ -31,10 +37,13 @@ describe('a Redis answer lost after the command ran: the counters still agree wi
       },
       modules: [MeteredTestRoutesModule],
     });
+    inspector = createClient({ url: redis.url });
+    await inspector.connect();
   }, 30_000);
 
   afterAll(async () => {
     proxy?.resume();
+    inspector?.destroy();
     await app?.close().catch(() => {});
     await proxy?.close();
     await redis?.kill();
@@ -69,6 +78,54 @@ describe('a Redis answer lost after the command ran: the counters still agree wi
     expect(charges.map((c) => c.request_id)).not.toContain(answer.requestId);
     expect(charges).toHaveLength(2);
 
+    await ledgerAgrees();
+  }, 60_000);
+
+  test('lease steps sent again count once; a lease granted unanswered is given back', async () => {
+    const org = await meteredOrganization(app, smtp, 'redis-lost-lease-replies@faults.test');
+    const live = (await org.key()).key;
+    await changePlan(app, org.orgId, { allowance: 10_000, rpmLive: 100_000 });
+    const call = (body: Record<string, unknown>) => timedCall(app.url, '/test/search', live, body, 'search', 20_000);
+
+    for (let i = 0; i < 3; i++) expect((await call({ query: `warm ${i}` })).status).toBe(200);
+    // Charged while the answers are lost: their settlements (and leases asked for meanwhile) run unanswered.
+    const inFlight = Promise.all(
+      Array.from({ length: 6 }, (_, i) => call({ query: `f${i}`, delay_ms: 100 + i * 150 })),
+    );
+    await sleep(50);
+    proxy.muteReplies();
+    const during = Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        sleep(i * 200).then(() => call({ query: `d${i}`, search_depth: 'advanced' })),
+      ),
+    );
+    await sleep(1_200);
+    proxy.cut();
+    const outcomes = [...(await inFlight), ...(await during)];
+    proxy.resume();
+    for (const o of outcomes) expect([200, 503]).toContain(o.status);
+
+    await eventually(
+      'served again',
+      () => call({ query: 'after' }),
+      (o) => o.status === 200,
+      10_000,
+    );
+    const charges = await chargesOf(app, org.orgId);
+    expect(charges).toHaveLength(3 + outcomes.filter((o) => o.status === 200).length + 1);
+    await ledgerAgrees();
+    // Once the last lease has expired and gone back, none is outstanding in Redis: none was left behind unknown.
+    const leasesKey = counterKeys.leases(app.config.redisPrefix, org.orgId, month);
+    await eventually(
+      'no lease outstanding',
+      () => inspector.hGetAll(leasesKey),
+      (leases) => Object.keys(leases).length === 0,
+      20_000,
+      500,
+    );
+  }, 90_000);
+
+  async function ledgerAgrees(): Promise<void> {
     const env = {
       DATABASE_URL: TEST_DATABASE_URL,
       DATABASE_SCHEMA: app.schema,
@@ -84,5 +141,5 @@ describe('a Redis answer lost after the command ran: the counters still agree wi
       500,
     );
     expect(await operatorCli(env, 'projections', 'verify')).toMatchObject({ code: 0, stderr: '' });
-  }, 60_000);
+  }
 });

@@ -42,6 +42,7 @@ describe('credit leases against a counter Redis dropped without its lease', () =
       counters,
       journalKey: `${prefix}journal`,
       leasesKey: (orgId, month) => `${prefix}leases:${orgId}:${month}`,
+      receiptKey: (batchId) => `${prefix}lease-receipt:${batchId}`,
     });
 
   afterEach(async () => {

@@ -5,6 +5,7 @@ import type { RedisClient } from '../../redis/redis.module.js';
 import { COUNTER_TTL_SECONDS, type CreditCounters, type Seed } from '../counters/credit-counters.js';
 import type { Admission, QuotaGate, QuotaHold, QuotaRequest } from './quota-gate.js';
 import { runScript } from '../../redis/run-script.js';
+import { isUnavailableDependency } from '../../http/unavailable-dependency.js';
 
 /**
  * Credit leases. A node takes a block of an organization's monthly credits from Redis in one atomic step, carved
@@ -82,9 +83,12 @@ return {1, size, v, out}`;
  * after it, -1 if the counter is missing, -2 if the lease is (Redis lost it, or the node was taken for dead); either
  * way the charge is then counted unless the counter's seed includes it (settleLost). g (give back; KEYS leases,
  * journal; ARGV field, journal field, amount). r (return: the lease is done, what it still holds goes back; KEYS
- * leases, journal; ARGV field, journal field).
+ * leases, journal; ARGV field, journal field). The last key is the batch's receipt: a batch sent again (its answer
+ * was lost with the connection, and it may have run) answers what it answered the first time, and changes nothing.
  */
 const APPLY = `
+local receipt = redis.call('GET', KEYS[#KEYS])
+if receipt then return cjson.decode(receipt) end
 local out = {}
 local k, a = 1, 2
 for i = 1, #ARGV[1] do
@@ -111,7 +115,11 @@ for i = 1, #ARGV[1] do
     k, a = k + 2, a + 2
   end
 end
+redis.call('SET', KEYS[#KEYS], cjson.encode(out), 'EX', ARGV[#ARGV])
 return out`;
+
+/** How long Redis keeps a batch's receipt: far longer than a batch is retried for. */
+const RECEIPT_TTL_SECONDS = 24 * 3600;
 
 interface Op {
   readonly code: 's' | 'g' | 'r';
@@ -119,6 +127,13 @@ interface Op {
   readonly args: readonly string[];
   resolve(result: number): void;
   reject(error: unknown): void;
+}
+
+/** A batch of steps and its receipt's key: sent again as it is, never merged with later steps. */
+interface Batch {
+  readonly receiptKey: string;
+  readonly steps: readonly Step[];
+  ops: Op[];
 }
 
 interface Step {
@@ -201,6 +216,8 @@ export interface CreditLeaseOptions {
   /** The node's journal (InflightCalls). */
   readonly journalKey: string;
   readonly leasesKey: (orgId: string, month: string) => string;
+  /** The key of a batch of lease steps' receipt. */
+  readonly receiptKey: (batchId: string) => string;
   readonly logger?: Logger;
   readonly leaseMs?: number;
   /**
@@ -213,6 +230,8 @@ export interface CreditLeaseOptions {
 export class CreditLeases implements QuotaGate {
   private readonly accounts = new Map<string, Account>();
   private readonly queue: Op[] = [];
+  /** A batch whose answer was lost: it goes again, first. */
+  private unanswered: Batch | null = null;
   private flushing: Promise<void> | null = null;
   private lastFlushAt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -278,7 +297,7 @@ export class CreditLeases implements QuotaGate {
   }
 
   private hasPendingSteps(): boolean {
-    return this.queue.length > 0 || this.flushing !== null;
+    return this.queue.length > 0 || this.unanswered !== null || this.flushing !== null;
   }
 
   private accountOf(request: QuotaRequest): Account {
@@ -422,6 +441,13 @@ export class CreditLeases implements QuotaGate {
         const [status, a, b, c] = (await runScript(this.options.redis, GRANT, {
           keys: [account.quotaKey, account.leasesKey, this.options.journalKey],
           arguments: args,
+        }).catch((error: unknown) => {
+          // It may have run, its answer lost: a lease nobody here knows of would hold its credits for the month.
+          // Returned once Redis answers (a lease that was never granted: nothing to remove).
+          if (isUnavailableDependency(error)) {
+            this.enqueue('r', [account.leasesKey, this.options.journalKey], [id, journalField]).catch(() => {});
+          }
+          throw error;
         })) as number[];
         if (status === -1) {
           await this.options.counters.read(account.quotaKey, request.seed);
@@ -511,33 +537,46 @@ export class CreditLeases implements QuotaGate {
   }
 
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
+    while (this.unanswered || this.queue.length > 0) {
       const wait = this.lastFlushAt + SETTLE_GATHER_MS - Date.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       this.lastFlushAt = Date.now();
-      const batch = this.queue.splice(0, 500);
-      const steps = coalesced(batch);
+      const batch = this.unanswered ?? this.nextBatch();
+      const { steps } = batch;
       try {
         const results = (await runScript(this.options.redis, APPLY, {
-          keys: steps.flatMap((step) => step.keys),
-          arguments: [steps.map((step) => step.code).join(''), ...steps.flatMap((step) => step.args)],
+          keys: [...steps.flatMap((step) => step.keys), batch.receiptKey],
+          arguments: [
+            steps.map((step) => step.code).join(''),
+            ...steps.flatMap((step) => step.args),
+            String(RECEIPT_TTL_SECONDS),
+          ],
         })) as number[];
+        this.unanswered = null;
         steps.forEach((step, i) => {
           for (const op of step.ops) op.resolve(results[i]!);
         });
       } catch (error) {
-        for (const op of batch) op.reject(error);
+        for (const op of batch.ops) op.reject(error);
         // Redis answered with an error: the step is wrong, trying it again would not help.
         if (this.options.redis.isReady) {
+          this.unanswered = null;
           this.logger.error(`a lease step failed: ${(error as Error).message}`);
           continue;
         }
-        // Kept, in order, for when Redis is back; the calls waiting on a settlement answer meanwhile.
-        this.queue.unshift(...batch.map((op) => ({ ...op, resolve: () => {}, reject: () => {} })));
+        // It may have run, its answer lost: sent again as it is when Redis is back (its receipt makes that safe),
+        // before anything queued since; the calls waiting on a settlement answer meanwhile.
+        batch.ops = batch.ops.map((op) => ({ ...op, resolve: () => {}, reject: () => {} }));
+        this.unanswered = batch;
         if (!this.stopped) this.retryLater();
         return;
       }
     }
+  }
+
+  private nextBatch(): Batch {
+    const ops = this.queue.splice(0, 500);
+    return { receiptKey: this.options.receiptKey(randomUUID()), steps: coalesced(ops), ops };
   }
 
   private retryLater(): void {
