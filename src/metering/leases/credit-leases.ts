@@ -83,14 +83,17 @@ return {1, size, v, out}`;
  * after it, -1 if the counter is missing, -2 if the lease is (Redis lost it, or the node was taken for dead); either
  * way the charge is then counted unless the counter's seed includes it (settleLost). g (give back; KEYS leases,
  * journal; ARGV field, journal field, amount). r (return: the lease is done, what it still holds goes back; KEYS
- * leases, journal; ARGV field, journal field). The last key is the batch's receipt: a batch sent again (its answer
- * was lost with the connection, and it may have run) answers what it answered the first time, and changes nothing.
+ * leases, journal; ARGV field, journal field). KEYS[1] is the batch's receipt (ARGV[2] its lifetime): a batch sent
+ * again (its answer was lost with the connection, and it may have run) answers what it answered the first time, and
+ * changes nothing. The next ARGV[3] keys are receipts of batches whose answers have arrived since: they go.
  */
 const APPLY = `
-local receipt = redis.call('GET', KEYS[#KEYS])
+local answered = tonumber(ARGV[3])
+for i = 2, answered + 1 do redis.call('DEL', KEYS[i]) end
+local receipt = redis.call('GET', KEYS[1])
 if receipt then return cjson.decode(receipt) end
 local out = {}
-local k, a = 1, 2
+local k, a = answered + 2, 4
 for i = 1, #ARGV[1] do
   local op = string.sub(ARGV[1], i, i)
   if op == 's' then
@@ -115,10 +118,10 @@ for i = 1, #ARGV[1] do
     k, a = k + 2, a + 2
   end
 end
-redis.call('SET', KEYS[#KEYS], cjson.encode(out), 'EX', ARGV[#ARGV])
+redis.call('SET', KEYS[1], cjson.encode(out), 'EX', ARGV[2])
 return out`;
 
-/** How long Redis keeps a batch's receipt: far longer than a batch is retried for. */
+/** How long Redis keeps a receipt the next batch did not remove (the node stopped, or its last batch went unanswered). */
 const RECEIPT_TTL_SECONDS = 24 * 3600;
 
 interface Op {
@@ -232,6 +235,8 @@ export class CreditLeases implements QuotaGate {
   private readonly queue: Op[] = [];
   /** A batch whose answer was lost: it goes again, first. */
   private unanswered: Batch | null = null;
+  /** Receipts of batches answered since the last script: the next one removes them. */
+  private readonly answeredReceipts: string[] = [];
   private flushing: Promise<void> | null = null;
   private lastFlushAt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -544,14 +549,23 @@ export class CreditLeases implements QuotaGate {
       const batch = this.unanswered ?? this.nextBatch();
       const { steps } = batch;
       try {
-        const results = (await runScript(this.options.redis, APPLY, {
-          keys: [...steps.flatMap((step) => step.keys), batch.receiptKey],
-          arguments: [
-            steps.map((step) => step.code).join(''),
-            ...steps.flatMap((step) => step.args),
-            String(RECEIPT_TTL_SECONDS),
-          ],
-        })) as number[];
+        const answered = this.answeredReceipts.splice(0, 500);
+        let results: number[];
+        try {
+          results = (await runScript(this.options.redis, APPLY, {
+            keys: [batch.receiptKey, ...answered, ...steps.flatMap((step) => step.keys)],
+            arguments: [
+              steps.map((step) => step.code).join(''),
+              String(RECEIPT_TTL_SECONDS),
+              String(answered.length),
+              ...steps.flatMap((step) => step.args),
+            ],
+          })) as number[];
+        } catch (error) {
+          this.answeredReceipts.unshift(...answered);
+          throw error;
+        }
+        this.answeredReceipts.push(batch.receiptKey);
         this.unanswered = null;
         steps.forEach((step, i) => {
           for (const op of step.ops) op.resolve(results[i]!);
