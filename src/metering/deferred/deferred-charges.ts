@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { type Actor, toNewEvent } from '../../event-store/domain-event.js';
 import { EVENT_STORE, type EventStore } from '../../event-store/event-store.port.js';
@@ -6,6 +6,8 @@ import { counterKeys } from '../counter-keys.js';
 import { CounterSeeds } from '../counters/counter-seeds.js';
 import { CREDIT_COUNTERS, type CounterJournal, type CreditCounters } from '../counters/credit-counters.js';
 import { MemoryCreditCounters } from '../counters/memory-credit-counters.js';
+import { takeBackChange } from '../counters/take-back-change.js';
+import { isUnavailableDependency } from '../../http/unavailable-dependency.js';
 import { QUOTA_GATE, type QuotaGate } from '../leases/quota-gate.js';
 import { type CreditsCharged, chargesStream } from '../events/credits-charged.event.js';
 
@@ -41,6 +43,7 @@ export type DeferredAdmission =
 export class DeferredCharges {
   /** Embedded mode: the reservations this process made (the only ones its in-memory counters hold). */
   private readonly heldHere = new Set<string>();
+  private readonly logger = new Logger('DeferredCharges');
 
   constructor(
     @Inject(CREDIT_COUNTERS) private readonly counters: CreditCounters,
@@ -56,7 +59,17 @@ export class DeferredCharges {
     const key = this.quotaKey(orgId, month);
     const seed = () => this.seeds.liveCredits(orgId, month);
     if (!live) return { ok: true, used: await this.counters.read(key, seed) };
-    const admission = await this.counters.reserve(key, credits, allowance, seed, this.journal(chargeId));
+    const journal = this.journal(chargeId);
+    let admission: DeferredAdmission;
+    try {
+      admission = await this.counters.reserve(key, credits, allowance, seed, journal);
+    } catch (error) {
+      // It may have run with its answer lost: the call answers 503, so the reservation is taken back if it is there.
+      if (journal && isUnavailableDependency(error)) {
+        void takeBackChange(this.counters, { key, amount: credits, journal }, this.logger);
+      }
+      throw error;
+    }
     if (admission.ok && this.inMemory) this.heldHere.add(chargeId);
     if (admission.ok) this.gate.observe(key, admission.used);
     return admission;
