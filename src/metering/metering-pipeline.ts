@@ -4,6 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { REDIS_STALL_WATCH } from '../redis/redis.module.js';
 import type { RedisStallWatch } from '../redis/redis-stall-watch.js';
 import { takeBackChange } from './counters/take-back-change.js';
+import { retryWhileUnavailable } from './retry-while-unavailable.js';
 import { isUnavailableDependency } from '../http/unavailable-dependency.js';
 import { parseApiKey } from '../keys/api-key-secret.js';
 import { KeyLookupService } from '../keys/key-lookup.service.js';
@@ -522,7 +523,17 @@ export class MeteringPipeline {
     const fingerprint = requestFingerprint('POST', call.route, call.body);
     const owner: ClaimOwner = { node: this.inflight.nodeId, charge: chargeId };
     for (;;) {
-      const claim = await this.idempotency.claim(key, fingerprint, owner);
+      const claim = await this.idempotency.claim(key, fingerprint, owner).catch((error: unknown) => {
+        // It may have been made, its answer lost: left alone, a retry would meet "in progress" until it expires.
+        if (isUnavailableDependency(error)) {
+          void retryWhileUnavailable(
+            () => this.idempotency.abandon(key, fingerprint, owner),
+            'abandoning an Idempotency-Key claim',
+            this.logger,
+          );
+        }
+        throw error;
+      });
       switch (claim.state) {
         case 'claimed':
           return { key, fingerprint, owner };

@@ -127,6 +127,38 @@ describe('a Redis answer lost after the command ran: the counters still agree wi
     expect(await inspector.keys(`${app.config.redisPrefix}lease-receipt:*`)).toHaveLength(1);
   }, 90_000);
 
+  test('an Idempotency-Key claimed with its answer lost: a retry with the key is served, not held "in progress"', async () => {
+    const org = await meteredOrganization(app, smtp, 'redis-lost-claim@faults.test');
+    const live = (await org.key()).key;
+    await changePlan(app, org.orgId, { allowance: 10_000, rpmLive: 100_000 });
+    const idempotent = () =>
+      fetch(`${app.url}/test/search`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${live}`,
+          'idempotency-key': 'lost-claim-1',
+        },
+        body: JSON.stringify({ query: 'claimed unanswered' }),
+        signal: AbortSignal.timeout(20_000),
+      });
+    expect((await timedCall(app.url, '/test/search', live, { query: 'warm' }, 'warm', 20_000)).status).toBe(200);
+
+    proxy.muteReplies();
+    const first = idempotent();
+    await sleep(1_000);
+    proxy.cut();
+    expect((await first).status).toBe(503);
+    proxy.resume();
+
+    const retried = await eventually('the retry served', idempotent, (response) => response.status !== 503, 10_000);
+    expect(retried.status).toBe(200);
+    const replayed = await idempotent();
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(await chargesOf(app, org.orgId)).toHaveLength(2);
+    await ledgerAgrees();
+  }, 60_000);
+
   async function ledgerAgrees(): Promise<void> {
     const env = {
       DATABASE_URL: TEST_DATABASE_URL,

@@ -40,6 +40,11 @@ export interface IdempotencyStore {
   /** Replaces a running record (`raw`, as `claim` read it) of a dead owner by a claim of `owner`; false if it changed. */
   takeOver(key: string, raw: string, fingerprint: string, owner: ClaimOwner): Promise<boolean>;
   release(key: string): Promise<void>;
+  /**
+   * Removes the record only while it is still exactly this claim (running, this owner): for a claim whose answer was
+   * lost, which may or may not have been made. Safe to run more than once, and it never removes another's claim.
+   */
+  abandon(key: string, fingerprint: string, owner: ClaimOwner): Promise<void>;
 }
 
 export const IDEMPOTENCY_STORE = Symbol('IDEMPOTENCY_STORE');

@@ -68,6 +68,14 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     await this.db.query('DELETE FROM idempotency_records WHERE key = $1', [key]);
   }
 
+  async abandon(key: string, fingerprint: string, owner: ClaimOwner): Promise<void> {
+    const record: IdempotencyRecord = { fingerprint, ...owner };
+    await this.db.query('DELETE FROM idempotency_records WHERE key = $1 AND record = $2', [
+      key,
+      JSON.stringify(record),
+    ]);
+  }
+
   private async put(key: string, record: IdempotencyRecord, ttlSeconds: number): Promise<void> {
     await this.db.query(
       `INSERT INTO idempotency_records (key, record, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))

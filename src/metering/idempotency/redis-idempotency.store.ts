@@ -17,6 +17,11 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
 return 1`;
 
+/** DEL the record only if it still holds ARGV[1]. */
+const COMPARE_AND_DELETE = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])`;
+
 export class RedisIdempotencyStore implements IdempotencyStore {
   constructor(private readonly redis: RedisClient) {}
 
@@ -54,5 +59,10 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async release(key: string): Promise<void> {
     await this.redis.del(key);
+  }
+
+  async abandon(key: string, fingerprint: string, owner: ClaimOwner): Promise<void> {
+    const record: IdempotencyRecord = { fingerprint, ...owner };
+    await runScript(this.redis, COMPARE_AND_DELETE, { keys: [key], arguments: [JSON.stringify(record)] });
   }
 }
