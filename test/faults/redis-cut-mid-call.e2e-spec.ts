@@ -1,13 +1,12 @@
 import { createClient } from 'redis';
 import { counterKeys } from '../../src/metering/counter-keys.js';
-import { eventually, operatorCli, sleep, timedCall } from '../support/fault-harness.js';
+import { eventually, expectLedgerAgrees, sleep, timedCall } from '../support/fault-harness.js';
 import { changePlan, chargesOf, meteredOrganization } from '../support/metering-fixture.js';
-import { MeteredTestRoutesModule } from '../support/metered-test-routes.js';
-import { PrivateRedis } from '../support/private-redis.js';
-import { SmtpSink } from '../support/smtp-sink.js';
-import { TcpProxy } from '../support/tcp-proxy.js';
-import { type TestApp, dropSchema, startTestApp } from '../support/test-app.js';
-import { TEST_DATABASE_URL } from '../support/test-database.js';
+import type { PrivateRedis } from '../support/private-redis.js';
+import { type RedisFaultApp, startRedisFaultApp } from '../support/redis-fault-app.js';
+import type { SmtpSink } from '../support/smtp-sink.js';
+import type { TcpProxy } from '../support/tcp-proxy.js';
+import type { TestApp } from '../support/test-app.js';
 
 /**
  * The connection to Redis is cut (Redis itself keeps its data) while a volume-priced call works: pricing it needs
@@ -16,6 +15,7 @@ import { TEST_DATABASE_URL } from '../support/test-database.js';
  * in Redis, credits the organization can never use, for as long as the node lives.
  */
 describe('Redis cut while a call works: the call that cannot be priced gives its reservation back', () => {
+  let fault: RedisFaultApp;
   let redis: PrivateRedis;
   let proxy: TcpProxy;
   let smtp: SmtpSink;
@@ -24,29 +24,16 @@ describe('Redis cut while a call works: the call that cannot be priced gives its
   const month = new Date().toISOString().slice(0, 7);
 
   beforeAll(async () => {
-    redis = await PrivateRedis.start();
-    proxy = await TcpProxy.start({ host: '127.0.0.1', port: redis.port });
-    smtp = await SmtpSink.start();
-    app = await startTestApp({
-      env: {
-        SMTP_URL: smtp.url,
-        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
-        LOG_LEVEL: process.env.FAULT_LOG_LEVEL ?? 'silent',
-      },
-      modules: [MeteredTestRoutesModule],
-    });
+    fault = await startRedisFaultApp({ viaProxy: true });
+    ({ app, redis, smtp } = fault);
+    proxy = fault.proxy!;
     inspector = createClient({ url: redis.url });
     await inspector.connect();
   }, 30_000);
 
   afterAll(async () => {
-    proxy?.resume();
     inspector?.destroy();
-    await app?.close().catch(() => {});
-    await proxy?.close();
-    await redis?.kill();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
+    await fault?.close();
   }, 30_000);
 
   test('503, nothing billed, and its lease is given back once Redis is reachable again', async () => {
@@ -83,20 +70,6 @@ describe('Redis cut while a call works: the call that cannot be priced gives its
     );
     const charges = await chargesOf(app, org.orgId);
     expect(charges.map((c) => c.operation)).toEqual(['search', 'search']);
-    const env = {
-      DATABASE_URL: TEST_DATABASE_URL,
-      DATABASE_SCHEMA: app.schema,
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: app.config.redisPrefix,
-      LOG_LEVEL: 'error',
-    };
-    await eventually(
-      'the ledger and the counters agree',
-      () => operatorCli(env, 'ledger', 'verify'),
-      (result) => result.code === 0,
-      10_000,
-      500,
-    );
-    expect(await operatorCli(env, 'projections', 'verify')).toMatchObject({ code: 0, stderr: '' });
+    await expectLedgerAgrees(app, redis.url, 10_000);
   }, 60_000);
 });

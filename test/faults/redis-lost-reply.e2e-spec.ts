@@ -1,13 +1,12 @@
 import { createClient } from 'redis';
 import { counterKeys } from '../../src/metering/counter-keys.js';
-import { eventually, operatorCli, sleep, timedCall } from '../support/fault-harness.js';
+import { eventually, expectLedgerAgrees, sleep, timedCall } from '../support/fault-harness.js';
 import { changePlan, chargesOf, meteredOrganization } from '../support/metering-fixture.js';
-import { MeteredTestRoutesModule } from '../support/metered-test-routes.js';
-import { PrivateRedis } from '../support/private-redis.js';
-import { SmtpSink } from '../support/smtp-sink.js';
-import { TcpProxy } from '../support/tcp-proxy.js';
-import { type TestApp, dropSchema, startTestApp } from '../support/test-app.js';
-import { TEST_DATABASE_URL } from '../support/test-database.js';
+import type { PrivateRedis } from '../support/private-redis.js';
+import { type RedisFaultApp, startRedisFaultApp } from '../support/redis-fault-app.js';
+import type { SmtpSink } from '../support/smtp-sink.js';
+import type { TcpProxy } from '../support/tcp-proxy.js';
+import type { TestApp } from '../support/test-app.js';
 
 /**
  * Redis runs commands and their answers are lost (the link fails on the way back, then the connection drops): the
@@ -18,6 +17,7 @@ import { TEST_DATABASE_URL } from '../support/test-database.js';
  * credits nobody can spend.
  */
 describe('a Redis answer lost after the command ran: the counters still agree with the ledger', () => {
+  let fault: RedisFaultApp;
   let redis: PrivateRedis;
   let proxy: TcpProxy;
   let smtp: SmtpSink;
@@ -26,29 +26,16 @@ describe('a Redis answer lost after the command ran: the counters still agree wi
   const month = new Date().toISOString().slice(0, 7);
 
   beforeAll(async () => {
-    redis = await PrivateRedis.start();
-    proxy = await TcpProxy.start({ host: '127.0.0.1', port: redis.port });
-    smtp = await SmtpSink.start();
-    app = await startTestApp({
-      env: {
-        SMTP_URL: smtp.url,
-        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
-        LOG_LEVEL: process.env.FAULT_LOG_LEVEL ?? 'silent',
-      },
-      modules: [MeteredTestRoutesModule],
-    });
+    fault = await startRedisFaultApp({ viaProxy: true });
+    ({ app, redis, smtp } = fault);
+    proxy = fault.proxy!;
     inspector = createClient({ url: redis.url });
     await inspector.connect();
   }, 30_000);
 
   afterAll(async () => {
-    proxy?.resume();
     inspector?.destroy();
-    await app?.close().catch(() => {});
-    await proxy?.close();
-    await redis?.kill();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
+    await fault?.close();
   }, 30_000);
 
   test('the call answers 503 unbilled, and what its commands did in Redis is taken back', async () => {
@@ -78,7 +65,7 @@ describe('a Redis answer lost after the command ran: the counters still agree wi
     expect(charges.map((c) => c.request_id)).not.toContain(answer.requestId);
     expect(charges).toHaveLength(2);
 
-    await ledgerAgrees();
+    await expectLedgerAgrees(app, redis.url);
   }, 60_000);
 
   test('lease steps sent again count once; a lease granted unanswered is given back', async () => {
@@ -113,7 +100,7 @@ describe('a Redis answer lost after the command ran: the counters still agree wi
     );
     const charges = await chargesOf(app, org.orgId);
     expect(charges).toHaveLength(3 + outcomes.filter((o) => o.status === 200).length + 1);
-    await ledgerAgrees();
+    await expectLedgerAgrees(app, redis.url);
     // Once the last lease has expired and gone back, none is outstanding in Redis: none was left behind unknown.
     const leasesKey = counterKeys.leases(app.config.redisPrefix, org.orgId, month);
     await eventually(
@@ -156,24 +143,6 @@ describe('a Redis answer lost after the command ran: the counters still agree wi
     const replayed = await idempotent();
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(await chargesOf(app, org.orgId)).toHaveLength(2);
-    await ledgerAgrees();
+    await expectLedgerAgrees(app, redis.url);
   }, 60_000);
-
-  async function ledgerAgrees(): Promise<void> {
-    const env = {
-      DATABASE_URL: TEST_DATABASE_URL,
-      DATABASE_SCHEMA: app.schema,
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: app.config.redisPrefix,
-      LOG_LEVEL: 'error',
-    };
-    await eventually(
-      'the ledger and the counters agree',
-      () => operatorCli(env, 'ledger', 'verify'),
-      (result) => result.code === 0,
-      15_000,
-      500,
-    );
-    expect(await operatorCli(env, 'projections', 'verify')).toMatchObject({ code: 0, stderr: '' });
-  }
 });

@@ -1,10 +1,9 @@
-import { type Outcome, eventually, operatorCli, sleep, timedCall } from '../support/fault-harness.js';
+import { type Outcome, eventually, expectLedgerAgrees, sleep, timedCall } from '../support/fault-harness.js';
 import { changePlan, chargesOf, meteredOrganization } from '../support/metering-fixture.js';
-import { MeteredTestRoutesModule } from '../support/metered-test-routes.js';
-import { PrivateRedis } from '../support/private-redis.js';
-import { SmtpSink } from '../support/smtp-sink.js';
-import { type TestApp, dropSchema, startTestApp } from '../support/test-app.js';
-import { TEST_DATABASE_URL } from '../support/test-database.js';
+import type { PrivateRedis } from '../support/private-redis.js';
+import { type RedisFaultApp, startRedisFaultApp } from '../support/redis-fault-app.js';
+import type { SmtpSink } from '../support/smtp-sink.js';
+import type { TestApp } from '../support/test-app.js';
 
 /** REDIS_COMMAND_TIMEOUT_MS's default: the longest a call waits for a lost Redis before its 503. */
 const BOUND_MS = 1_000;
@@ -20,24 +19,18 @@ const UNAVAILABLE = 'The service is temporarily unavailable; retry shortly.';
  * unbilled and nothing is billed twice.
  */
 describe('a long Redis outage: 503s within the documented bound, then service again', () => {
+  let fault: RedisFaultApp;
   let redis: PrivateRedis;
   let smtp: SmtpSink;
   let app: TestApp;
 
   beforeAll(async () => {
-    redis = await PrivateRedis.start();
-    smtp = await SmtpSink.start();
-    app = await startTestApp({
-      env: { SMTP_URL: smtp.url, REDIS_URL: redis.url, LOG_LEVEL: process.env.FAULT_LOG_LEVEL ?? 'silent' },
-      modules: [MeteredTestRoutesModule],
-    });
+    fault = await startRedisFaultApp();
+    ({ app, redis, smtp } = fault);
   }, 30_000);
 
   afterAll(async () => {
-    await app?.close().catch(() => {});
-    await redis?.kill();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
+    await fault?.close();
   }, 30_000);
 
   test('in-flight and new calls, early and late in the outage, answer 503 within the bound; 200 after', async () => {
@@ -130,21 +123,7 @@ describe('a long Redis outage: 503s within the documented bound, then service ag
     expect(charges).toHaveLength(served.length);
     expect(outcomes.filter((o) => o.status === 0)).toEqual([]);
 
-    const env = {
-      DATABASE_URL: TEST_DATABASE_URL,
-      DATABASE_SCHEMA: app.schema,
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: app.config.redisPrefix,
-      LOG_LEVEL: 'error',
-    };
-    await eventually(
-      'the ledger and the counters agree',
-      () => operatorCli(env, 'ledger', 'verify'),
-      (result) => result.code === 0,
-      10_000,
-      500,
-    );
-    expect(await operatorCli(env, 'projections', 'verify')).toMatchObject({ code: 0, stderr: '' });
+    await expectLedgerAgrees(app, redis.url, 10_000);
   }, 60_000);
 });
 

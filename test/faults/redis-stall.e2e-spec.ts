@@ -1,10 +1,9 @@
-import { type Outcome, eventually, operatorCli, sleep, timedCall } from '../support/fault-harness.js';
+import { type Outcome, eventually, expectLedgerAgrees, sleep, timedCall } from '../support/fault-harness.js';
 import { changePlan, chargesOf, meteredOrganization } from '../support/metering-fixture.js';
-import { MeteredTestRoutesModule } from '../support/metered-test-routes.js';
-import { PrivateRedis } from '../support/private-redis.js';
-import { SmtpSink } from '../support/smtp-sink.js';
-import { type TestApp, dropSchema, startTestApp } from '../support/test-app.js';
-import { TEST_DATABASE_URL } from '../support/test-database.js';
+import type { PrivateRedis } from '../support/private-redis.js';
+import { type RedisFaultApp, startRedisFaultApp } from '../support/redis-fault-app.js';
+import type { SmtpSink } from '../support/smtp-sink.js';
+import type { TestApp } from '../support/test-app.js';
 
 /** REDIS_STALL_TIMEOUT_MS in this test: a PING unanswered this long means Redis has stopped answering. */
 const STALL_MS = 1_500;
@@ -24,30 +23,18 @@ const UNAVAILABLE = 'The service is temporarily unavailable; retry shortly.';
  * the counters agree with the ledger.
  */
 describe('a Redis that stops answering with its connection open: new calls refused at once, then service again', () => {
+  let fault: RedisFaultApp;
   let redis: PrivateRedis;
   let smtp: SmtpSink;
   let app: TestApp;
 
   beforeAll(async () => {
-    redis = await PrivateRedis.start();
-    smtp = await SmtpSink.start();
-    app = await startTestApp({
-      env: {
-        SMTP_URL: smtp.url,
-        REDIS_URL: redis.url,
-        REDIS_STALL_TIMEOUT_MS: String(STALL_MS),
-        LOG_LEVEL: process.env.FAULT_LOG_LEVEL ?? 'silent',
-      },
-      modules: [MeteredTestRoutesModule],
-    });
+    fault = await startRedisFaultApp({ env: { REDIS_STALL_TIMEOUT_MS: String(STALL_MS) } });
+    ({ app, redis, smtp } = fault);
   }, 30_000);
 
   afterAll(async () => {
-    redis?.thaw();
-    await app?.close().catch(() => {});
-    await redis?.kill();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
+    await fault?.close();
   }, 30_000);
 
   test('503 at once while it is frozen, the calls that sent a command wait for it; served after the thaw; billed once', async () => {
@@ -126,20 +113,6 @@ describe('a Redis that stops answering with its connection open: new calls refus
     for (const o of served) expect(byRequest.has(o.requestId!)).toBe(true);
     expect(charges).toHaveLength(served.length);
 
-    const env = {
-      DATABASE_URL: TEST_DATABASE_URL,
-      DATABASE_SCHEMA: app.schema,
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: app.config.redisPrefix,
-      LOG_LEVEL: 'error',
-    };
-    await eventually(
-      'the ledger and the counters agree',
-      () => operatorCli(env, 'ledger', 'verify'),
-      (result) => result.code === 0,
-      15_000,
-      500,
-    );
-    expect(await operatorCli(env, 'projections', 'verify')).toMatchObject({ code: 0, stderr: '' });
+    await expectLedgerAgrees(app, redis.url, 15_000);
   }, 90_000);
 });

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { runCli } from '../../src/cli/run-cli.js';
-import type { Json } from './test-app.js';
+import type { Json, TestApp } from './test-app.js';
+import { TEST_DATABASE_URL } from './test-database.js';
 
 export interface CliResult {
   readonly code: number;
@@ -53,6 +54,31 @@ export async function eventually<T>(
       throw new Error(`${what}: not within ${timeoutMs} ms (last: ${detail})`);
     }
     await sleep(everyMs);
+  }
+}
+
+/**
+ * `ledger verify` and `projections verify` against the app's schema and Redis: the ledger, the read models and the
+ * Redis counters agree. Calls still settling (a charge whose outcome was unknown) are given `timeoutMs`.
+ */
+export async function expectLedgerAgrees(app: TestApp, redisUrl: string, timeoutMs = 15_000): Promise<void> {
+  const env = {
+    DATABASE_URL: TEST_DATABASE_URL,
+    DATABASE_SCHEMA: app.schema,
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: app.config.redisPrefix,
+    LOG_LEVEL: 'error',
+  };
+  await eventually(
+    'the ledger and the counters agree',
+    () => operatorCli(env, 'ledger', 'verify'),
+    (result) => result.code === 0,
+    timeoutMs,
+    500,
+  );
+  const projections = await operatorCli(env, 'projections', 'verify');
+  if (projections.code !== 0 || projections.stderr !== '') {
+    throw new Error(`projections verify: exit ${projections.code}\n${projections.stdout}${projections.stderr}`);
   }
 }
 
