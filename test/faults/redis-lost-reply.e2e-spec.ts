@@ -1,4 +1,4 @@
-import { createClient } from 'redis';
+import type { RedisClient } from '../../src/redis/redis.module.js';
 import { counterKeys } from '../../src/metering/counter-keys.js';
 import { eventually, expectLedgerAgrees, sleep, timedCall } from '../support/fault-harness.js';
 import { changePlan, chargesOf, meteredOrganization } from '../support/metering-fixture.js';
@@ -22,19 +22,16 @@ describe('a Redis answer lost after the command ran: the counters still agree wi
   let proxy: TcpProxy;
   let smtp: SmtpSink;
   let app: TestApp;
-  let inspector: ReturnType<typeof createClient>;
+  let inspector: RedisClient;
   const month = new Date().toISOString().slice(0, 7);
 
   beforeAll(async () => {
     fault = await startRedisFaultApp({ viaProxy: true });
-    ({ app, redis, smtp } = fault);
+    ({ app, redis, smtp, inspector } = fault);
     proxy = fault.proxy!;
-    inspector = createClient({ url: redis.url });
-    await inspector.connect();
   }, 30_000);
 
   afterAll(async () => {
-    inspector?.destroy();
     await fault?.close();
   }, 30_000);
 

@@ -1,3 +1,5 @@
+import { createClient } from 'redis';
+import type { RedisClient } from '../../src/redis/redis.module.js';
 import { MeteredTestRoutesModule } from './metered-test-routes.js';
 import { PrivateRedis } from './private-redis.js';
 import { SmtpSink } from './smtp-sink.js';
@@ -11,6 +13,8 @@ export interface RedisFaultApp {
   /** Between the app and Redis when `viaProxy`; null otherwise. */
   readonly proxy: TcpProxy | null;
   readonly smtp: SmtpSink;
+  /** A client of the test's own, straight to Redis (past the proxy), to look at the keys. */
+  readonly inspector: RedisClient;
   /** Everything stopped and dropped, Redis thawed and the proxy opened first (a test that failed midway). */
   close(): Promise<void>;
 }
@@ -30,12 +34,17 @@ export async function startRedisFaultApp(
     },
     modules: [MeteredTestRoutesModule],
   });
+  const inspector = createClient({ url: redis.url, disableOfflineQueue: true });
+  inspector.on('error', () => {});
+  await inspector.connect();
   return {
     app,
     redis,
     proxy,
     smtp,
+    inspector,
     close: async () => {
+      inspector.destroy();
       redis.thaw();
       proxy?.resume();
       await app.close().catch(() => {});
