@@ -1,4 +1,5 @@
 import type { Logger } from '@nestjs/common';
+import { Gauge, type Registry } from 'prom-client';
 import type { RedisClient } from './redis.module.js';
 
 /** Thrown instead of sending a command to a Redis that has stopped answering (the call answers 503). */
@@ -32,10 +33,28 @@ export class RedisStallWatch {
     this.timer.unref();
   }
 
+  /** How long the PING in flight has waited so far (0: none in flight). */
+  unansweredMs(): number {
+    return this.ping ? Date.now() - this.ping.sentAt : 0;
+  }
+
   /** How long the PING in flight has waited, once that is `stallMs` or more; 0 while Redis answers. */
   stalledForMs(): number {
-    const waited = this.ping ? Date.now() - this.ping.sentAt : 0;
+    const waited = this.unansweredMs();
     return waited >= this.stallMs ? waited : 0;
+  }
+
+  /** `redis_unanswered_seconds` on /metrics: an alert on it above REDIS_STALL_TIMEOUT_MS says calls are refused. */
+  register(registry: Registry): void {
+    const unansweredMs = () => this.unansweredMs();
+    new Gauge({
+      name: 'redis_unanswered_seconds',
+      help: 'How long the PING in flight on the Redis connection has waited (0 when none is: Redis answers).',
+      registers: [registry],
+      collect() {
+        this.set(unansweredMs() / 1000);
+      },
+    });
   }
 
   /** Throws RedisNotAnsweringError while Redis does not answer (a 503 for the call, with nothing sent). */

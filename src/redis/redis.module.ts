@@ -1,6 +1,8 @@
 import { Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { createClient } from 'redis';
+import type { Registry } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { METRICS_REGISTRY } from '../observability/metrics.js';
 import { redisClientOptions } from './redis-client-options.js';
 import { RedisStallWatch } from './redis-stall-watch.js';
 
@@ -29,11 +31,13 @@ export const REDIS_STALL_WATCH = Symbol('REDIS_STALL_WATCH');
     },
     {
       provide: REDIS_STALL_WATCH,
-      inject: [REDIS, APP_CONFIG],
-      useFactory: (redis: RedisClient | null, config: AppConfig): RedisStallWatch | null =>
-        redis && config.redisStallTimeoutMs > 0
-          ? new RedisStallWatch(redis, config.redisStallTimeoutMs, new Logger('Redis'))
-          : null,
+      inject: [REDIS, APP_CONFIG, METRICS_REGISTRY],
+      useFactory: (redis: RedisClient | null, config: AppConfig, registry: Registry): RedisStallWatch | null => {
+        if (!redis || config.redisStallTimeoutMs === 0) return null;
+        const watch = new RedisStallWatch(redis, config.redisStallTimeoutMs, new Logger('Redis'));
+        watch.register(registry);
+        return watch;
+      },
     },
   ],
   exports: [REDIS, REDIS_STALL_WATCH],

@@ -72,10 +72,15 @@ describe('a Redis that stops answering with its connection open: new calls refus
 
     const at = <T>(ms: number, what: () => Promise<T> | T) => sleep(ms - (Date.now() - frozenAt)).then(what);
     let thawedAt = 0;
-    const [early, refused, later, flown] = await Promise.all([
+    const unanswered = async () => {
+      const text = await (await fetch(`${app.url}/metrics`)).text();
+      return Number(/^redis_unanswered_seconds (\S+)$/m.exec(text)?.[1]);
+    };
+    const [early, refused, frozenMetric, later, flown] = await Promise.all([
       // Before the watch can tell: these send their commands and wait like the calls in flight.
       at(100, () => probes('early')),
       at(STALL_MS + MARGIN_MS, () => probes('refused')),
+      at(STALL_MS + MARGIN_MS, unanswered),
       at(FROZEN_MS - 1_000, () => probes('later')),
       inFlight,
       at(FROZEN_MS, () => {
@@ -92,6 +97,9 @@ describe('a Redis that stops answering with its connection open: new calls refus
     );
     expect(resumed.answeredAt - thawedAt).toBeLessThan(5_000);
     expect((await call('resumed extract', '/test/extract', { urls: ['https://x/r'] })).status).toBe(200);
+    // /metrics says how long Redis has left the PING unanswered: past the bound while frozen, then under a second.
+    expect(frozenMetric).toBeGreaterThan(STALL_MS / 1000);
+    expect(await unanswered()).toBeLessThan(1);
 
     const waited = (o: Outcome) => ({ label: o.label, status: o.status, waitedMs: o.answeredAt - o.sentAt });
     // Once Redis is known not to answer: a clear 503 at once, while it is still frozen.
