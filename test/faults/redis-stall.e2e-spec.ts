@@ -79,8 +79,8 @@ describe('a Redis that stops answering with its connection open: new calls refus
     const [early, refused, frozenMetric, later, flown] = await Promise.all([
       // Before the watch can tell: these send their commands and wait like the calls in flight.
       at(100, () => probes('early')),
-      at(STALL_MS + MARGIN_MS, () => probes('refused')),
-      at(STALL_MS + MARGIN_MS, unanswered),
+      at(STALL_MS + 2 * MARGIN_MS, () => probes('refused')),
+      at(STALL_MS + 2 * MARGIN_MS, unanswered),
       at(FROZEN_MS - 1_000, () => probes('later')),
       inFlight,
       at(FROZEN_MS, () => {
