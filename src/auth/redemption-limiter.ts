@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { REDIS, type RedisClient } from '../redis/redis.module.js';
+import { REDIS, REDIS_STALL_WATCH, type RedisClient } from '../redis/redis.module.js';
+import type { RedisStallWatch } from '../redis/redis-stall-watch.js';
 import { retryAfterSeconds, signInWindow } from './sign-in-rate-limits.js';
 
 /** Failed redemptions a client address may make per window: as many link requests as it may make. */
@@ -16,12 +17,18 @@ export const REDEMPTION_FAILURES_PER_WINDOW = 30;
 export class RedemptionLimiter {
   private readonly perIp: RateLimiterAbstract;
 
-  constructor(@Inject(REDIS) redis: RedisClient | null, @Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    @Inject(REDIS) redis: RedisClient | null,
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(REDIS_STALL_WATCH) private readonly redisStall: RedisStallWatch | null,
+  ) {
     this.perIp = signInWindow(redis, config, 'redeem:ip', REDEMPTION_FAILURES_PER_WINDOW);
   }
 
   /** Takes one attempt of `ip`'s allowance: null when it may go on, else the seconds until it may retry. */
   async take(ip: string): Promise<number | null> {
+    // A Redis that stopped answering would hold the request: 503 at once, as for the data plane.
+    this.redisStall?.assertAnswering();
     try {
       await this.perIp.consume(ip);
       return null;

@@ -76,11 +76,23 @@ describe('a Redis that stops answering with its connection open: new calls refus
       const text = await (await fetch(`${app.url}/metrics`)).text();
       return Number(/^redis_unanswered_seconds (\S+)$/m.exec(text)?.[1]);
     };
-    const [early, refused, frozenMetric, later, flown] = await Promise.all([
+    const signIn = async () => {
+      const sentAt = Date.now();
+      const response = await fetch(`${app.url}/auth/magic-link`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'stall-sign-in@faults.test' }),
+        signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+      });
+      return { status: response.status, waitedMs: Date.now() - sentAt, answeredAt: Date.now() };
+    };
+    const [early, refused, frozenMetric, frozenSignIn, later, flown] = await Promise.all([
       // Before the watch can tell: these send their commands and wait like the calls in flight.
       at(100, () => probes('early')),
       at(STALL_MS + 2 * MARGIN_MS, () => probes('refused')),
       at(STALL_MS + 2 * MARGIN_MS, unanswered),
+      // The control plane's sign-in limits are in Redis too: refused alike.
+      at(STALL_MS + 2 * MARGIN_MS, signIn),
       at(FROZEN_MS - 1_000, () => probes('later')),
       inFlight,
       at(FROZEN_MS, () => {
@@ -99,6 +111,10 @@ describe('a Redis that stops answering with its connection open: new calls refus
     expect((await call('resumed extract', '/test/extract', { urls: ['https://x/r'] })).status).toBe(200);
     // /metrics says how long Redis has left the PING unanswered: past the bound while frozen, then under a second.
     expect(frozenMetric).toBeGreaterThan(STALL_MS / 1000);
+    expect(frozenSignIn).toMatchObject({ status: 503 });
+    expect(frozenSignIn.waitedMs).toBeLessThan(REFUSED_WITHIN_MS);
+    expect(frozenSignIn.answeredAt).toBeLessThan(thawedAt);
+    expect((await signIn()).status).toBe(202);
     expect(await unanswered()).toBeLessThan(1);
 
     const waited = (o: Outcome) => ({ label: o.label, status: o.status, waitedMs: o.answeredAt - o.sentAt });

@@ -262,7 +262,7 @@ describe('security: secrets are compared in constant time or looked up by hash',
       const token = 'Zz9'.repeat(14) + 'q';
       const { db, statements } = recordingDb();
       const unused = {} as never;
-      const limiter = new RedemptionLimiter(null, config);
+      const limiter = new RedemptionLimiter(null, config, null);
       const links = new MagicLinkService(db as never, unused, unused, unused, limiter, config);
       expect(await links.redeem(token, '192.0.2.1')).toEqual({ ok: false, reason: 'invalid' });
       expect(statements.length).toBeGreaterThanOrEqual(1);
