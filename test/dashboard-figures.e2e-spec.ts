@@ -80,12 +80,14 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
       expect(`${response.status} ${path}`).toBe(`200 ${path}`);
       return response.body as { request_id: string };
     };
-    for (let i = 0; i < 5; i++) await ok('/search', liveKey, { query: `danube ${i}` });
-    answerRequestId = (await ok('/search', liveKey, { query: 'danube answer', include_answer: true })).request_id;
-    for (let i = 0; i < 2; i++) await ok('/search', batchKey, { query: `rhine ${i}`, search_depth: 'advanced' });
+    // The extraction writes its pages to the index, so the Danube answer search finds them and answers; the test
+    // key's answer search finds nothing, gets no answer, and pays no surcharge.
     extractRequestId = (
       await ok('/extract', batchKey, { urls: [`${site.origin}/one.html`, `${site.origin}/two.html`] })
     ).request_id;
+    for (let i = 0; i < 5; i++) await ok('/search', liveKey, { query: `danube ${i}` });
+    answerRequestId = (await ok('/search', liveKey, { query: 'danube countries', include_answer: true })).request_id;
+    for (let i = 0; i < 2; i++) await ok('/search', batchKey, { query: `rhine ${i}`, search_depth: 'advanced' });
     for (let i = 0; i < 2; i++) await ok('/search', testKey, { query: `test ${i}` });
     await ok('/search', testKey, { query: 'test answer', include_answer: true });
     const refused = await call(app.url, 'POST', '/search', {
@@ -94,8 +96,8 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
     });
     expect(refused.status).toBe(403);
     refusedRequestId = refused.body.request_id ?? refused.headers.get('x-request-id');
-    // live: 5 × 1 + (1 + 1) + 2 × 2 + 0 (2 URLs, 1 credit per 5) = 11 credits in 9 requests; test: 2 + 2 in 3.
-    expected = { liveCredits: 11, testCredits: 4, liveRequests: 9, testRequests: 3 };
+    // live: 0 (2 URLs, 1 credit per 5) + 5 × 1 + (1 + 1) + 2 × 2 = 11 credits in 9 requests; test: 2 + 1 in 3.
+    expected = { liveCredits: 11, testCredits: 3, liveRequests: 9, testRequests: 3 };
 
     // The ledger is a projection: wait until it holds every charge.
     for (const deadline = Date.now() + 15_000; ;) {
@@ -197,7 +199,9 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
       expect(await page.locator('#page-number').textContent()).toBe('Page 1 of 1');
       // Newest first: the test key's answer search was the last call.
       const firstRow = page.locator('table.responsive tbody tr').first();
-      expect(await firstRow.textContent()).toContain('answer surcharge (basic): 1 credit');
+      expect(await firstRow.textContent()).toContain(
+        'basic search: 1 credit + answer surcharge (basic): 0 credits (no answer returned) = 1 credit',
+      );
       expect(await firstRow.textContent()).toContain('test');
       expect(await page.locator('tr', { hasText: answerRequestId }).textContent()).toContain(
         'basic search: 1 credit + answer surcharge (basic): 1 credit = 2 credits',
@@ -218,7 +222,10 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
       await page.waitForURL(/environment=live/);
       await page.locator('#ledger-totals', { hasText: `${ledgerCount('live')} charges match` }).waitFor();
       expect(await page.locator('#ledger-totals [data-total="test-credits"]').textContent()).toBe('0 credits');
-      expect(await page.locator('table.responsive tbody tr').first().textContent()).toContain('basic search: 1 credit');
+      // The oldest live charge is the extraction of the two pages.
+      expect(await page.locator('table.responsive tbody tr').first().textContent()).toContain(
+        'basic extraction: 2 successful URLs',
+      );
       expect(errors).toEqual([]);
       await context.close();
     }, 60_000);
@@ -243,7 +250,7 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
       const refusedRow = rows.filter({ hasText: 'too deep' });
       expect(await refusedRow.textContent()).toContain('403');
       expect(await refusedRow.textContent()).toContain('Basic only');
-      const answerCells = await rows.filter({ hasText: 'danube answer' }).locator('td').allTextContents();
+      const answerCells = await rows.filter({ hasText: 'danube countries' }).locator('td').allTextContents();
       expect(answerCells.at(-2)).toMatch(/^\d+ ms$/);
       expect(answerCells.at(-1)).toBe('2');
       await screenshot(page, `32-requests-${device}`);

@@ -179,6 +179,34 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
       }
     });
 
+    test('search: an answer asked for and not returned is not billed (the surcharge item at 0)', async () => {
+      const { client, close } = await connect(app.url, key);
+      try {
+        const result = (await client.callTool({
+          name: 'search',
+          arguments: { query: 'xylophonist zeugma', include_answer: 'advanced', include_usage: true },
+        })) as CallToolResult;
+        expect(result.isError).toBeFalsy();
+        const body = result.structuredContent as Structured;
+        expect(body.answer).toBeNull();
+        expect(body.usage).toEqual({
+          credits: 1,
+          breakdown: [
+            { item: 'search:basic', credits: 1 },
+            { item: 'answer:advanced', credits: 0 },
+          ],
+        });
+        expect((await chargesOf(app, org.orgId)).at(-1)).toMatchObject({
+          channel: 'mcp',
+          credits: 1,
+          request_id: body.request_id,
+          counts: { answers: 0 },
+        });
+      } finally {
+        await close();
+      }
+    });
+
     test('extract: page content as text and structuredContent; failed URLs listed and free', async () => {
       const { client, lastHeaders, close } = await connect(app.url, key);
       try {

@@ -75,6 +75,35 @@ describe('the metering pipeline, on routes registered only by the tests', () => 
       expect(response.body.usage.credits).toBe(credits);
     });
 
+    test('an answer asked for and not returned is not billed: the search alone, the surcharge item at 0', async () => {
+      const fresh = await meteredOrganization(app, smtp, 'unanswered@a.test');
+      const key = (await fresh.key()).key;
+      const answered = await post('/test/search', { query: 'answered', include_answer: 'advanced' }, key);
+      expect(answered.body.answer).not.toBeNull();
+      expect(used(answered)).toBe(3);
+      const response = await post(
+        '/test/search',
+        { query: 'unanswerable', search_depth: 'advanced', include_answer: 'advanced', include_usage: true },
+        key,
+      );
+      expect(response.status).toBe(200);
+      expect(response.body.answer).toBeNull();
+      expect(response.body.usage).toEqual({
+        credits: 2,
+        breakdown: [
+          { item: 'search:advanced', credits: 2 },
+          { item: 'answer:advanced', credits: 0 },
+        ],
+      });
+      // The reservation held the surcharge too; what was not charged went back.
+      expect(used(response)).toBe(3 + 2);
+      const charges = await chargesOf(app, fresh.orgId);
+      expect(charges.map((c) => [c.credits, c.counts])).toEqual([
+        [3, { results: 0, answers: 1 }],
+        [2, { results: 0, answers: 0 }],
+      ]);
+    });
+
     test('verticals follow their table', async () => {
       const products = await post('/test/search/products', { query: 'shoes', include_usage: true });
       const news = await post('/test/search/news', { query: 'today', include_usage: true });

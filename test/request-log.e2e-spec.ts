@@ -153,7 +153,8 @@ describe('the request log (GET /orgs/{org_id}/requests)', () => {
       credits: 1,
     });
     expect(byId(rows, 'search')!.latency_ms).toBeGreaterThan(0);
-    expect(byId(rows, 'answer')).toMatchObject({ status: 200, credits: 2, key_id: keys.Live!.id, summary: 'who' });
+    // The index is empty: no answer came back, so only the search is billed (no surcharge).
+    expect(byId(rows, 'answer')).toMatchObject({ status: 200, credits: 1, key_id: keys.Live!.id, summary: 'who' });
     expect(byId(rows, 'vertical')).toMatchObject({ operation: 'vertical', path: '/search/:vertical', credits: 1 });
     expect(byId(rows, 'vertical')!.summary).toBe('news: river news');
     expect(byId(rows, 'depth')).toMatchObject({ status: 403, credits: null, key_name: 'Basic only', summary: 'deep' });

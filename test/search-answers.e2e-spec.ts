@@ -69,6 +69,25 @@ describe('include_answer: extractive answers (no LLM configured)', () => {
     expect((await s.search({ query: 'xylophonist zeugma', include_answer: true })).body.answer).toBeNull();
   });
 
+  test('an answer asked for and not returned is not billed: only the search is, the surcharge item at 0', async () => {
+    const none = await s.search({ query: 'xylophonist zeugma', include_answer: 'advanced', include_usage: true });
+    expect(none.body.answer).toBeNull();
+    expect(none.body.usage).toEqual({
+      credits: 1,
+      breakdown: [
+        { item: 'search:basic', credits: 1 },
+        { item: 'answer:advanced', credits: 0 },
+      ],
+    });
+    const some = await s.search({ query: 'how long is the danube river', include_answer: true, include_usage: true });
+    expect(some.body.answer).toContain('2,850');
+    expect(some.body.usage.credits).toBe(2);
+    const charges = await chargesOf(s.app, s.orgId);
+    const byRequest = new Map(charges.map((c) => [c.request_id, c]));
+    expect(byRequest.get(none.body.request_id)).toMatchObject({ credits: 1, counts: { answers: 0 } });
+    expect(byRequest.get(some.body.request_id)).toMatchObject({ credits: 2, counts: { answers: 1 } });
+  });
+
   test('max_results 0: no results shown, an answer all the same', async () => {
     const response = await s.search({ query: 'how long is the danube river', include_answer: true, max_results: 0 });
     expect(response.body.results).toEqual([]);

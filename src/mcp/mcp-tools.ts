@@ -53,7 +53,7 @@ function definition(document: OpenAPIObject, operation: McpOperation): Definitio
           'page content (include_raw_content), images and favicons. Use it to find current facts, documentation ' +
           "and news (topic 'news' with time_range or start_date/end_date), to restrict results to sites " +
           '(include_domains) and to find pages worth reading in full with the extract tool. Costs 1 credit ' +
-          '(search_depth advanced: 2; include_answer adds 1, or 2 for advanced). Same parameters as POST /search.',
+          '(search_depth advanced: 2; an answer returned adds 1, or 2 for advanced). Same parameters as POST /search.',
         inputSchema: standalone(document, 'SearchRequest'),
         outputSchema: standalone(document, 'SearchResponse') as Tool['outputSchema'],
         annotations: { title: 'Web search', readOnlyHint: true, openWorldHint: true },

@@ -1,17 +1,8 @@
 import type { KeyScope } from '../keys/events/key.events.js';
-import type { MeteredOperation } from './events/credits-charged.event.js';
+import type { MeteredOperation, UsageCounts } from './events/credits-charged.event.js';
 import { type Price, extractionUnits, mapUnits, searchDepthOf, searchPrice, verticalPrice } from './pricing.js';
 
-/** What the work reports back for pricing. */
-export interface UsageCounts {
-  successful_urls?: number;
-  failed_urls?: number;
-  pages?: number;
-  results?: number;
-  /** Research: the searches a task ran and the sources it read. */
-  searches?: number;
-  sources?: number;
-}
+export type { UsageCounts };
 
 type Body = Record<string, unknown>;
 
@@ -44,7 +35,7 @@ export const SEARCH: MeteredOperationSpec = {
   scope: 'search',
   depth: (body) => searchDepthOf(body.search_depth),
   estimate: (body) => searchPrice(body),
-  price: (body) => searchPrice(body),
+  price: (body, counts) => searchPrice(body, (counts.answers ?? 0) > 0),
 };
 
 export function vertical(name: string): MeteredOperationSpec {

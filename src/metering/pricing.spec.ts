@@ -19,6 +19,20 @@ describe('pricing', () => {
     ]);
   });
 
+  test('the answer surcharge is charged only when an answer came back; before the work, the most is reserved', () => {
+    const total = (body: Record<string, unknown>, answered: boolean) => maximumCredits(searchPrice(body, answered));
+    expect(total({ include_answer: true }, false)).toBe(1);
+    expect(total({ search_depth: 'advanced', include_answer: 'advanced' }, false)).toBe(2);
+    expect(total({ search_depth: 'advanced', include_answer: 'advanced' }, true)).toBe(4);
+    expect(searchPrice({ include_answer: 'advanced' }, false).items).toEqual([
+      { item: 'search:basic', credits: 1 },
+      { item: 'answer:advanced', credits: 0 },
+    ]);
+    expect(total({ include_answer: true }, false)).toBeLessThanOrEqual(
+      maximumCredits(searchPrice({ include_answer: true })),
+    );
+  });
+
   test('verticals follow their table', () => {
     expect(maximumCredits(verticalPrice('products'))).toBe(2);
     expect(maximumCredits(verticalPrice('images'))).toBe(2);

@@ -12,7 +12,10 @@ export interface Price {
 
 export type SearchDepth = 'basic' | 'advanced';
 
-/** The answer surcharge on top of a search: `true` and 'basic' add 1 credit, 'advanced' adds 2. */
+/**
+ * The answer surcharge on top of a search: `true` and 'basic' add 1 credit, 'advanced' adds 2, charged only when the
+ * response carries an answer (none came: the item stays in the price at 0 credits, so the ledger says why).
+ */
 export const ANSWER_SURCHARGE = { basic: 1, advanced: 2 } as const;
 
 export const VERTICAL_PRICES: Readonly<Record<string, number>> = {
@@ -44,11 +47,12 @@ export function answerLevelOf(value: unknown): 'basic' | 'advanced' | null {
   return null;
 }
 
-export function searchPrice(body: { search_depth?: unknown; include_answer?: unknown }): Price {
+/** A search's price; `answered` false (known after the work) makes the answer surcharge 0. Before it: the most. */
+export function searchPrice(body: { search_depth?: unknown; include_answer?: unknown }, answered = true): Price {
   const depth = searchDepthOf(body.search_depth);
   const items: PriceItem[] = [{ item: `search:${depth}`, credits: depth === 'advanced' ? 2 : 1 }];
   const answer = answerLevelOf(body.include_answer);
-  if (answer) items.push({ item: `answer:${answer}`, credits: ANSWER_SURCHARGE[answer] });
+  if (answer) items.push({ item: `answer:${answer}`, credits: answered ? ANSWER_SURCHARGE[answer] : 0 });
   return { items, units: null };
 }
 

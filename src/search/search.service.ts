@@ -77,13 +77,14 @@ export class SearchService {
     const shown = candidates.slice(0, response.maxResults);
     const shownHits = shown.map((s) => s.hit);
     // The answer quotes the results shown (with max_results 0, the few retrieved for it alone).
-    const answer = response.answer
+    const written = response.answer
       ? await this.answers.answer(
           provider.query,
           shownHits.length > 0 ? shownHits : candidates.slice(0, provider.maxResults).map((s) => s.hit),
           response.answer,
         )
       : null;
+    const answer = written?.trim() ? written : null;
     const results = shown.map((s, i) => resultOf(s, resultId(origin.requestId, i + 1), provider, response));
     this.resultLog.record(origin, {
       query: body.query,
@@ -100,7 +101,8 @@ export class SearchService {
         ...(response.autoParameters ? { auto_parameters: response.autoParameters } : {}),
         response_time: Math.round(performance.now() - startedAt) / 1000,
       },
-      counts: { results: results.length },
+      // An answer asked for and not given is not billed (the surcharge is priced from this count).
+      counts: { results: results.length, ...(response.answer ? { answers: answer === null ? 0 : 1 } : {}) },
     };
   }
 

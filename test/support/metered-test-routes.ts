@@ -56,16 +56,18 @@ class MeteredTestController {
   async search(@Body() body: TestSearchDto, @MeteredCaller() caller: Caller): Promise<WorkOutcome> {
     if (body.delay_ms) await pause(body.delay_ms);
     if (body.query === 'upstream-down') throw new BadGatewayException('the upstream search backend failed');
+    // An answer when one is asked for, but none for the query 'unanswerable' (as a search whose results hold none).
+    const answer = body.include_answer && body.include_answer !== 'false' && body.query !== 'unanswerable';
     return {
       body: {
         query: body.query,
-        answer: null,
+        answer: answer ? `The answer to ${body.query}.` : null,
         images: [],
         results: [],
         received_fields: Object.keys(body).sort(),
         org_id: caller.key.orgId,
       },
-      counts: { results: 0 },
+      counts: { results: 0, ...(body.include_answer ? { answers: answer ? 1 : 0 } : {}) },
     };
   }
 

@@ -22,6 +22,19 @@ export interface UnitCharge {
   readonly credits_per_block: number;
 }
 
+/** What the work reports back for pricing, recorded with the charge. */
+export interface UsageCounts {
+  successful_urls?: number;
+  failed_urls?: number;
+  pages?: number;
+  results?: number;
+  /** Search with `include_answer`: 1 when the response carries an answer, 0 when none came (no surcharge then). */
+  answers?: number;
+  /** Research: the searches a task ran and the sources it read. */
+  searches?: number;
+  sources?: number;
+}
+
 /** One billed data-plane call. Appended by the metering pipeline; projected into the monthly totals. */
 export type CreditsCharged = DomainEvent<
   'CreditsCharged',
@@ -42,14 +55,7 @@ export type CreditsCharged = DomainEvent<
     /** UTC calendar month the charge counts against, 'YYYY-MM'. */
     billing_month: string;
     /** The counts that priced the call. */
-    counts: {
-      successful_urls?: number;
-      failed_urls?: number;
-      pages?: number;
-      results?: number;
-      searches?: number;
-      sources?: number;
-    };
+    counts: UsageCounts;
     pricing: { items: PriceItem[]; units: UnitCharge | null };
   }
 >;

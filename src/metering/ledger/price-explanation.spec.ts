@@ -17,6 +17,22 @@ describe('explainPrice: a ledger entry’s price in words, from its own pricing 
     ).toBe('basic search: 1 credit + answer surcharge (basic): 1 credit = 2 credits');
   });
 
+  test('an answer asked for and not returned: the surcharge is there at 0 credits, and says why', () => {
+    expect(
+      explainPrice({
+        credits: 2,
+        counts: { results: 0, answers: 0 },
+        pricing: {
+          items: [
+            { item: 'search:advanced', credits: 2 },
+            { item: 'answer:advanced', credits: 0 },
+          ],
+          units: null,
+        },
+      }),
+    ).toBe('advanced search: 2 credits + answer surcharge (advanced): 0 credits (no answer returned) = 2 credits');
+  });
+
   test('volume units: the rule, and the blocks this call completed (0 or more)', () => {
     const units = { price_class: 'extract:basic', count: 2, units_per_block: 5, credits_per_block: 1 };
     expect(

@@ -32,6 +32,11 @@ function itemLabel(item: string): string {
   return item;
 }
 
+/** An answer surcharge at 0 credits: no answer came back, so none was charged. */
+function unansweredNote(item: PriceItem, counts: Counts): string {
+  return item.item.startsWith('answer:') && item.credits === 0 && counts.answers === 0 ? ' (no answer returned)' : '';
+}
+
 function unitsPhrase(units: UnitCharge, charged: number, counts: Counts): string {
   const [one, many] = UNIT_NAMES[units.price_class] ?? ['unit', 'units'];
   const blocks = units.credits_per_block > 0 ? Math.round(charged / units.credits_per_block) : 0;
@@ -58,10 +63,11 @@ export function explainPrice(entry: {
   const pricing = entry.pricing as { items?: PriceItem[]; units?: UnitCharge | null } | null;
   if (!pricing || !Array.isArray(pricing.items)) return `${credits(entry.credits)} (no price record kept)`;
   const units = pricing.units ?? null;
+  const counts = entry.counts as Counts;
   const parts = pricing.items.map((item) =>
     units && item.item === units.price_class
-      ? unitsPhrase(units, item.credits, entry.counts as Counts)
-      : `${itemLabel(item.item)}: ${credits(item.credits)}`,
+      ? unitsPhrase(units, item.credits, counts)
+      : `${itemLabel(item.item)}: ${credits(item.credits)}${unansweredNote(item, counts)}`,
   );
   if (parts.length === 0) return credits(entry.credits);
   return parts.length === 1 ? parts[0]! : `${parts.join(' + ')} = ${credits(entry.credits)}`;

@@ -228,7 +228,8 @@ export class SearchRequestDto {
 
   /**
    * Also write an answer to the query from the results: true or 'basic' for 1 to 3 sentences (+1 credit),
-   * 'advanced' for a longer one of up to 6 sentences (+2 credits). Default false.
+   * 'advanced' for a longer one of up to 6 sentences (+2 credits). The surcharge is charged only when an answer is
+   * returned (`answer` null: none). Default false.
    */
   @ApiPropertyOptional({
     anyOf: [{ type: 'boolean' }, { type: 'string', enum: ['basic', 'advanced'] }],
