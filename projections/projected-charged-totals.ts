@@ -30,6 +30,27 @@ export class ProjectedChargedTotals implements ChargedTotals {
     });
   }
 
+  keyCredits(orgId: string, keyId: string, month: string): Promise<SeedValue> {
+    return this.snapshot(async (client) => {
+      const result = await client.query<{ credits: string | null }>(
+        'SELECT sum(credits) AS credits FROM usage_daily WHERE org_id = $1 AND month = $2 AND key_id = $3',
+        [orgId, month, keyId],
+      );
+      return Math.round(Number(result.rows[0]?.credits ?? 0));
+    });
+  }
+
+  projectLiveCredits(orgId: string, projectId: string, month: string): Promise<SeedValue> {
+    return this.snapshot(async (client) => {
+      const result = await client.query<{ credits: string | null }>(
+        `SELECT sum(credits) AS credits FROM usage_daily
+         WHERE org_id = $1 AND month = $2 AND project_id = $3 AND environment = 'live'`,
+        [orgId, month, projectId],
+      );
+      return Math.round(Number(result.rows[0]?.credits ?? 0));
+    });
+  }
+
   units(orgId: string, month: string, environment: string, priceClass: string): Promise<SeedValue> {
     return this.snapshot(async (client) => {
       const result = await client.query<{ units: string }>(

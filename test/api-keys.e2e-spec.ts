@@ -94,6 +94,7 @@ describe('/orgs/{org_id}/api-keys', () => {
           'environment',
           'id',
           'last_used_at',
+          'monthly_credit_limit',
           'name',
           'prefix',
           'project_id',

@@ -44,6 +44,7 @@ describe('/orgs/{org_id}/projects/{project_id}', () => {
         id: owner.projectId,
         org_id: owner.orgId,
         name: 'Backend services',
+        monthly_credit_limit: null,
         created_at: expect.any(String),
       });
       expect(await nameOf(owner.projectId)).toBe('Backend services');
@@ -96,7 +97,6 @@ describe('/orgs/{org_id}/projects/{project_id}', () => {
 
   describe('400', () => {
     test.each([
-      ['no name', {}],
       ['an empty name', { name: '' }],
       ['only spaces', { name: '   ' }],
       ['101 characters', { name: 'x'.repeat(101) }],
@@ -110,6 +110,16 @@ describe('/orgs/{org_id}/projects/{project_id}', () => {
       expect(response.status).toBe(400);
       expect(response.body.error).toMatch(/name/);
       expect(response.body.detail).toEqual({ error: response.body.error });
+      expect(await events(owner.projectId)).toEqual(before);
+    });
+
+    test('an empty body is no change: 200, nothing written', async () => {
+      const before = await events(owner.projectId);
+      const response = await call(app.url, 'PATCH', projectPath(owner.orgId, owner.projectId), {
+        token: owner.session,
+        body: {},
+      });
+      expect(response.status).toBe(200);
       expect(await events(owner.projectId)).toEqual(before);
     });
 

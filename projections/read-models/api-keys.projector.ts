@@ -1,7 +1,7 @@
 import type { Queryable } from '../../src/database/database.js';
 import { metadataOf, occurredAt } from '../../src/event-store/domain-event.js';
 import type { RecordedEvent } from '../../src/event-store/event-store.port.js';
-import type { KeyCreated, KeyRenamed, KeyRevoked } from '../../src/keys/events/key.events.js';
+import type { KeyBudgetSet, KeyCreated, KeyRenamed, KeyRevoked } from '../../src/keys/events/key.events.js';
 import type { CreditsCharged } from '../../src/metering/events/credits-charged.event.js';
 import type { Projector } from '../projector.js';
 
@@ -9,7 +9,7 @@ import type { Projector } from '../projector.js';
 export const apiKeysProjector: Projector = {
   name: 'api_keys',
   tables: ['api_keys'],
-  eventTypes: ['KeyCreated', 'KeyRenamed', 'KeyRevoked', 'CreditsCharged'],
+  eventTypes: ['KeyCreated', 'KeyRenamed', 'KeyRevoked', 'KeyBudgetSet', 'CreditsCharged'],
   /** A run of CreditsCharged: one UPDATE with each key's latest use; any other run, event by event. */
   async applyMany(tx: Queryable, events: readonly RecordedEvent[]) {
     if (!events.every((event) => event.type === 'CreditsCharged')) {
@@ -65,6 +65,15 @@ export const apiKeysProjector: Projector = {
           `UPDATE api_keys SET status = 'revoked', revoked_at = $2, updated_at = $2 WHERE key_id = $1 AND status <> 'revoked'`,
           [d.key_id, at],
         );
+        return;
+      }
+      case 'KeyBudgetSet': {
+        const d = event.data as unknown as KeyBudgetSet['data'];
+        await tx.query('UPDATE api_keys SET monthly_credit_limit = $2, updated_at = $3 WHERE key_id = $1', [
+          d.key_id,
+          d.monthly_credit_limit,
+          at,
+        ]);
         return;
       }
       case 'CreditsCharged': {

@@ -13,6 +13,7 @@ import {
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ReadYourWrites } from '../../projections/read-your-writes.js';
+import type { Position } from '../event-store/event-store.port.js';
 import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
 import type { SessionUser } from '../auth/session.service.js';
 import { ErrorResponseDto } from '../http/dto/error-response.dto.js';
@@ -22,6 +23,7 @@ import { OrgAccessService } from '../organizations/org-access.service.js';
 import { CreateKeyCommand } from './commands/create-key.command.js';
 import { RenameKeyCommand } from './commands/rename-key.command.js';
 import { RevokeKeyCommand } from './commands/revoke-key.command.js';
+import { SetKeyBudgetCommand } from './commands/set-key-budget.command.js';
 import { ApiKeyDto, ApiKeyListDto, CreatedApiKeyDto } from './dto/key-response.dto.js';
 import { CreateKeyDto, RenameKeyDto } from './dto/key.dto.js';
 import { KEY_SCOPES } from './events/key.events.js';
@@ -68,6 +70,7 @@ export class ApiKeysController {
         body.scopes ?? [...KEY_SCOPES],
         body.depth_limit ?? null,
         { type: 'user', id: session.userId },
+        body.monthly_credit_limit ?? null,
       ),
     );
     await this.readYourWrites.waitFor(created.position);
@@ -85,11 +88,11 @@ export class ApiKeysController {
     return { keys: await this.views.list(orgId) };
   }
 
-  /** Rename an API key (owners and admins) */
+  /** Rename an API key, or set its monthly credit limit (owners and admins) */
   @Patch(':key_id')
   @ApiParam({ name: 'key_id', format: 'uuid' })
   @ApiOkResponse({ type: ApiKeyDto })
-  @ApiConflictResponse({ description: 'A revoked key cannot be renamed.', type: ErrorResponseDto })
+  @ApiConflictResponse({ description: 'A revoked key cannot be renamed or given a budget.', type: ErrorResponseDto })
   async rename(
     @CurrentSession() session: SessionUser,
     @Param('org_id') orgId: string,
@@ -97,10 +100,22 @@ export class ApiKeysController {
     @Body() body: RenameKeyDto,
   ) {
     await this.access.requireMember(session.userId, orgId, ['owner', 'admin']);
-    const { position } = await this.commands.execute(
-      new RenameKeyCommand(orgId, keyId, body.name, { type: 'user', id: session.userId }),
-    );
-    if (position) await this.readYourWrites.waitFor(position);
+    const actor = { type: 'user', id: session.userId } as const;
+    const positions: (Position | null)[] = [];
+    if (body.name !== undefined) {
+      positions.push((await this.commands.execute(new RenameKeyCommand(orgId, keyId, body.name, actor))).position);
+    }
+    let budgetOf: string | null = null;
+    if (body.monthly_credit_limit !== undefined) {
+      const command = new SetKeyBudgetCommand(orgId, keyId, body.monthly_credit_limit, actor);
+      const set = await this.commands.execute(command);
+      positions.push(set.position);
+      if (set.position) budgetOf = set.keyHash;
+    }
+    const last = positions.filter((position) => position !== null).at(-1);
+    if (last) await this.readYourWrites.waitFor(last);
+    // A new limit binds on every node (its key cache dropped, as for a revocation) once this answers.
+    if (budgetOf) await this.invalidation.invalidate(budgetOf);
     return this.views.get(orgId, keyId);
   }
 

@@ -3,7 +3,14 @@ import { LRUCache } from 'lru-cache';
 import { ProjectionRunner } from '../../projections/projection-runner.js';
 import { Database } from '../database/database.js';
 import { hashApiKey, parseApiKey } from './api-key-secret.js';
-import { type KeyEnvironment, type KeyRevoked, type KeyScope, effectiveScopes } from './events/key.events.js';
+import type { ProjectBudgetSet } from '../projects/events/project.events.js';
+import {
+  type KeyBudgetSet,
+  type KeyEnvironment,
+  type KeyRevoked,
+  type KeyScope,
+  effectiveScopes,
+} from './events/key.events.js';
 import { KeyCacheInvalidation } from './key-cache-invalidation.js';
 import type { KeyRecord } from './key-record.js';
 
@@ -11,7 +18,9 @@ const NOT_FOUND = 'not_found' as const;
 
 /**
  * Resolves a presented API key: format check (no lookup for malformed keys), SHA-256, then a per-node cache in
- * front of the key read model. Revocations evict the cache on every node before the revoking request answers.
+ * front of the key read model. Revocations evict the cache on every node before the revoking request answers; a
+ * budget set on the key or its project evicts it on each node as its projector applies the event (on the node that
+ * set it, before the request answers).
  * Unknown hashes are cached too: a 190-bit secret that does not exist now cannot be created later.
  */
 @Injectable()
@@ -26,8 +35,11 @@ export class KeyLookupService {
     invalidation.onEvict((hash) => this.cache.delete(hash));
     // A revocation made by another process (the operator CLI) reaches this node through its projector.
     projections.onEvents((events) => {
-      for (const event of events)
+      for (const event of events) {
         if (event.type === 'KeyRevoked') this.evictKeyId((event.data as KeyRevoked['data']).key_id);
+        if (event.type === 'KeyBudgetSet') this.evictKeyId((event.data as KeyBudgetSet['data']).key_id);
+        if (event.type === 'ProjectBudgetSet') this.evictProject((event.data as ProjectBudgetSet['data']).project_id);
+      }
     });
   }
 
@@ -47,6 +59,12 @@ export class KeyLookupService {
     }
   }
 
+  private evictProject(projectId: string): void {
+    for (const [hash, record] of this.cache.entries()) {
+      if (record !== NOT_FOUND && record.projectId === projectId) this.cache.delete(hash);
+    }
+  }
+
   private async load(hash: string): Promise<KeyRecord | null> {
     const result = await this.db.query<{
       key_id: string;
@@ -56,8 +74,12 @@ export class KeyLookupService {
       scopes: KeyScope[];
       depth_limit: 'basic' | null;
       status: 'active' | 'revoked';
+      key_budget: string | null;
+      project_budget: string | null;
     }>(
-      'SELECT key_id, org_id, project_id, environment, scopes, depth_limit, status FROM api_keys WHERE key_hash = $1',
+      `SELECT k.key_id, k.org_id, k.project_id, k.environment, k.scopes, k.depth_limit, k.status,
+         k.monthly_credit_limit AS key_budget, p.monthly_credit_limit AS project_budget
+       FROM api_keys k LEFT JOIN projects p ON p.project_id = k.project_id WHERE k.key_hash = $1`,
       [hash],
     );
     const row = result.rows[0];
@@ -70,6 +92,10 @@ export class KeyLookupService {
       scopes: effectiveScopes(row.scopes),
       depthLimit: row.depth_limit,
       status: row.status,
+      budgets: {
+        key: row.key_budget === null ? null : Number(row.key_budget),
+        project: row.project_budget === null ? null : Number(row.project_budget),
+      },
     };
   }
 }

@@ -9,4 +9,6 @@ export interface KeyRecord {
   readonly scopes: readonly KeyScope[];
   readonly depthLimit: 'basic' | null;
   readonly status: 'active' | 'revoked';
+  /** Credits the key may spend per month (its environment's), and its project's live keys together; null: none. */
+  readonly budgets: { readonly key: number | null; readonly project: number | null };
 }

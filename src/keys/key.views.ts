@@ -16,10 +16,12 @@ interface KeyRow {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  monthly_credit_limit: string | null;
 }
 
 const COLUMNS =
-  'key_id, name, prefix, environment, project_id, scopes, depth_limit, status, created_at, last_used_at, revoked_at';
+  'key_id, name, prefix, environment, project_id, scopes, depth_limit, status, created_at, last_used_at, revoked_at, ' +
+  'monthly_credit_limit';
 
 const toView = (r: KeyRow): ApiKeyDto => ({
   id: r.key_id,
@@ -33,6 +35,7 @@ const toView = (r: KeyRow): ApiKeyDto => ({
   created_at: r.created_at.toISOString(),
   last_used_at: r.last_used_at?.toISOString() ?? null,
   revoked_at: r.revoked_at?.toISOString() ?? null,
+  monthly_credit_limit: r.monthly_credit_limit === null ? null : Number(r.monthly_credit_limit),
 });
 
 @Injectable()

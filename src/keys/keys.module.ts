@@ -3,6 +3,7 @@ import { ApiKeysController } from './api-keys.controller.js';
 import { CreateKeyHandler } from './commands/create-key.handler.js';
 import { RenameKeyHandler } from './commands/rename-key.handler.js';
 import { RevokeKeyHandler } from './commands/revoke-key.handler.js';
+import { SetKeyBudgetHandler } from './commands/set-key-budget.handler.js';
 import { KeyCacheInvalidation } from './key-cache-invalidation.js';
 import { KeyLookupService } from './key-lookup.service.js';
 import { KeyViews } from './key.views.js';
@@ -10,7 +11,15 @@ import { KeyViews } from './key.views.js';
 @Global()
 @Module({
   controllers: [ApiKeysController],
-  providers: [CreateKeyHandler, RenameKeyHandler, RevokeKeyHandler, KeyCacheInvalidation, KeyLookupService, KeyViews],
-  exports: [KeyLookupService, KeyViews],
+  providers: [
+    CreateKeyHandler,
+    RenameKeyHandler,
+    RevokeKeyHandler,
+    SetKeyBudgetHandler,
+    KeyCacheInvalidation,
+    KeyLookupService,
+    KeyViews,
+  ],
+  exports: [KeyLookupService, KeyViews, KeyCacheInvalidation],
 })
 export class KeysModule {}

@@ -62,9 +62,12 @@ export function refusal(
     case 402: {
       const used = body.credits_used ?? headers['X-Credits-Used'];
       const limit = body.credits_limit ?? headers['X-Credits-Limit'];
+      const budget = body.limit === 'key' ? "this API key's" : body.limit === 'project' ? "the project's" : null;
       lines.push(
         `Credits used this month: ${String(used)} of ${String(limit)}.`,
-        'Do not retry: the monthly allowance renews on the 1st of next month (UTC), or the plan must be raised.',
+        budget
+          ? `Do not retry: ${budget} monthly credit limit renews on the 1st of next month (UTC), or an owner or admin must raise it.`
+          : 'Do not retry: the monthly allowance renews on the 1st of next month (UTC), or the plan must be raised.',
       );
       break;
     }

@@ -9,6 +9,10 @@ import type { SeedValue } from './counters/credit-counters.js';
 export interface ChargedTotals {
   /** The organization's live credits charged in `month`, and the position of the store that total is as of. */
   liveCredits(orgId: string, month: string): Promise<SeedValue>;
+  /** One key's credits charged in `month` (of its environment), and the position of the store that total is as of. */
+  keyCredits(orgId: string, keyId: string, month: string): Promise<SeedValue>;
+  /** A project's live credits charged in `month`, and the position of the store that total is as of. */
+  projectLiveCredits(orgId: string, projectId: string, month: string): Promise<SeedValue>;
   /** Units of one price class charged in `month`, and the position of the store that count is as of. */
   units(orgId: string, month: string, environment: string, priceClass: string): Promise<SeedValue>;
   /** The position of a charge in the store; null when the ledger has no such charge. */

@@ -39,6 +39,7 @@ import { type OrgPlan, OrgPlansService } from './org-plans.service.js';
 import { creditsForUnits, maximumCredits } from './pricing.js';
 import type { RateLimitDecision } from './rate-limiter.service.js';
 import { settleUnknownCharge } from './unknown-charge.js';
+import { type BudgetHold, type SpendLimit, SpendBudgets } from './budgets/spend-budgets.js';
 import { noteCallCredits, noteCallKey } from '../request-log/request-log-context.js';
 
 /** A data-plane call as it reaches the pipeline, from a REST route or an MCP tool call. */
@@ -112,6 +113,10 @@ interface Admitted {
   readonly headers: Record<string, string>;
   readonly month: string;
   readonly quota: Quota;
+  /** The id its charge will have, once its credits are reserved. */
+  chargeId: string | null;
+  /** What it holds in the budgets of its key and project (moved into the charge's changes once priced). */
+  budgets: readonly BudgetHold[];
   /** Its Idempotency-Key, claimed (null without one). */
   claim: Claimed | null;
   /** Set when the charge's outcome is unknown: the claim stays until that is settled. */
@@ -151,6 +156,7 @@ export class MeteringPipeline {
     private readonly inflight: InflightCalls,
     private readonly deferred: DeferredCharges,
     @Inject(REDIS_STALL_WATCH) private readonly redisStall: RedisStallWatch | null,
+    private readonly budgets: SpendBudgets,
   ) {}
 
   /**
@@ -177,10 +183,7 @@ export class MeteringPipeline {
           const admission = await this.deferred.reserve(reservation, quota.limit);
           if (!admission.ok) {
             const headers = { ...admitted.headers, ...usageHeaders(quota.limit, admission.used) };
-            throw MeteringException.of(402, MESSAGES.quotaExhausted, headers, {
-              credits_used: admission.used,
-              credits_limit: quota.limit,
-            });
+            throw limitReached(headers, 'organization', admission.used, quota.limit);
           }
           used = admission.used;
           return reservation;
@@ -240,7 +243,7 @@ export class MeteringPipeline {
       seed: () => this.seeds.liveCredits(orgId, month),
       hold: null,
     };
-    return { caller, headers, month, quota, claim: null, keepClaim: false };
+    return { caller, headers, month, quota, chargeId: null, budgets: [], claim: null, keepClaim: false };
   }
 
   /** The Idempotency-Key: a replay answers at once; otherwise the key is this call's until it is done. */
@@ -252,29 +255,42 @@ export class MeteringPipeline {
     return null;
   }
 
-  /** The most the call can cost, from the allowance (402). */
+  /** The most the call can cost, from the allowance (live keys), then from the key's and project's budgets (402). */
   private async reserve(call: MeteredCall, admitted: Admitted): Promise<void> {
     const { quota, caller, month } = admitted;
-    if (!quota.live) return;
     const amount = maximumCredits(call.spec.estimate(call.body));
-    const request = {
-      key: quota.key,
-      orgId: caller.key.orgId,
-      month,
-      allowance: quota.limit,
-      amount,
-      seed: quota.seed,
-    };
-    const admission = await this.quotas.reserve(request);
-    if (!admission.ok) {
-      const used = admission.used;
-      const headers = { ...admitted.headers, ...usageHeaders(quota.limit, used) };
-      throw MeteringException.of(402, MESSAGES.quotaExhausted, headers, {
-        credits_used: used,
-        credits_limit: quota.limit,
-      });
+    if (quota.live) {
+      const request = {
+        key: quota.key,
+        orgId: caller.key.orgId,
+        month,
+        allowance: quota.limit,
+        amount,
+        seed: quota.seed,
+      };
+      const admission = await this.quotas.reserve(request);
+      if (!admission.ok) {
+        const headers = { ...admitted.headers, ...usageHeaders(quota.limit, admission.used) };
+        throw limitReached(headers, 'organization', admission.used, quota.limit);
+      }
+      quota.hold = admission.hold;
     }
-    quota.hold = admission.hold;
+    const chargeId = quota.hold?.chargeId ?? admitted.claim?.owner.charge ?? randomUUID();
+    admitted.chargeId = chargeId;
+    const { budgets } = caller.key;
+    if (budgets.key === null && budgets.project === null) return;
+    let admission;
+    try {
+      admission = await this.budgets.reserve(caller.key, month, amount, this.inflight.journal(chargeId));
+    } catch (error) {
+      const used = await this.releaseQuota(admitted).catch(() => ({}));
+      throw MeteringException.withHeaders(error, { ...admitted.headers, ...used });
+    }
+    if (!admission.ok) {
+      const used = await this.releaseQuota(admitted).catch(() => ({}));
+      throw limitReached({ ...admitted.headers, ...used }, admission.scope, admission.used, admission.limit);
+    }
+    admitted.budgets = admission.holds;
   }
 
   /** The work; if it fails, the reservation goes back and the error gets the usage headers. */
@@ -296,7 +312,8 @@ export class MeteringPipeline {
       return await this.price(call, admitted, outcome);
     } catch (error) {
       // Without a reservation (test keys) there is nothing to give back, nor another wait on Redis for the headers.
-      const used = admitted.quota.hold ? await this.releaseQuota(admitted).catch(() => ({})) : {};
+      const held = admitted.quota.hold !== null || admitted.budgets.length > 0;
+      const used = held ? await this.releaseQuota(admitted).catch(() => ({})) : {};
       throw MeteringException.withHeaders(error, { ...admitted.headers, ...used });
     }
   }
@@ -304,7 +321,7 @@ export class MeteringPipeline {
   /** What the call costs (volume prices count its units first), its CreditsCharged and its answer. */
   private async price(call: MeteredCall, admitted: Admitted, outcome: WorkOutcome): Promise<Priced> {
     const { caller, month, quota } = admitted;
-    const chargeId = quota.hold?.chargeId ?? admitted.claim?.owner.charge ?? randomUUID();
+    const chargeId = admitted.chargeId ?? randomUUID();
     const price = call.spec.price(call.body, outcome.counts);
     const items: PriceItem[] = [...price.items];
     const units: SettledChange[] = [];
@@ -330,6 +347,7 @@ export class MeteringPipeline {
       items.push({ item: priceClass, credits: unitCredits });
     }
     const credits = items.reduce((sum, item) => sum + item.credits, 0);
+    if (admitted.budgets.length > 0) units.push(...(await this.priceBudgets(admitted, chargeId, credits, units)));
     const charge: CreditsCharged = {
       type: 'CreditsCharged',
       data: {
@@ -354,6 +372,30 @@ export class MeteringPipeline {
     if (call.body.include_usage === true) body.usage = { credits, breakdown: items };
     const headers = { ...admitted.headers, ...(quota.hold ? usageHeaders(quota.limit, quota.hold.used) : {}) };
     return { charge, units, response: { status: 200, body, headers } };
+  }
+
+  /**
+   * The budgets' reservations become the call's credits, and from here are changes of its charge like its units.
+   * If that fails (Redis), the units it counted are taken back too: the call goes unbilled.
+   */
+  private async priceBudgets(
+    admitted: Admitted,
+    chargeId: string,
+    credits: number,
+    units: readonly SettledChange[],
+  ): Promise<SettledChange[]> {
+    const journal = this.inflight.journal(chargeId);
+    const holds = admitted.budgets;
+    admitted.budgets = [];
+    try {
+      return await this.budgets.price(holds, credits, journal);
+    } catch (error) {
+      for (const unit of units) {
+        if (journal) await takeBackChange(this.counters, { ...unit, journal }, this.logger);
+        else await this.counters.adjust(unit.key, -unit.amount, null).catch(() => null);
+      }
+      throw error;
+    }
   }
 
   /**
@@ -448,9 +490,14 @@ export class MeteringPipeline {
     }
   }
 
-  /** Gives the reservation back; the usage headers after it. */
+  /** Gives the reservations back (the allowance's and the budgets'); the usage headers after it. */
   private async releaseQuota(admitted: Admitted): Promise<Record<string, string>> {
     const { quota } = admitted;
+    if (admitted.budgets.length > 0) {
+      const holds = admitted.budgets;
+      admitted.budgets = [];
+      await this.budgets.release(holds, this.inflight.journal(admitted.chargeId ?? ''));
+    }
     const used = (await quota.hold?.release()) ?? (await this.quotas.usedNow(quota.key, quota.seed));
     quota.hold = null;
     return usageHeaders(quota.limit, used);
@@ -582,6 +629,21 @@ function rateLimited(caller: Caller, decision: RateLimitDecision, used: number):
     },
     { retry_after: decision.retryAfterSeconds },
   );
+}
+
+const LIMIT_MESSAGES: Record<SpendLimit, string> = {
+  organization: MESSAGES.quotaExhausted,
+  project: MESSAGES.projectBudgetExhausted,
+  key: MESSAGES.keyBudgetExhausted,
+};
+
+/** The one 402: which limit bit, with that limit's credits used and its size. */
+function limitReached(headers: Record<string, string>, limit: SpendLimit, used: number, size: number) {
+  return MeteringException.of(402, LIMIT_MESSAGES[limit], headers, {
+    limit,
+    credits_used: used,
+    credits_limit: size,
+  });
 }
 
 function usageHeaders(limit: number, used: number): Record<string, string> {

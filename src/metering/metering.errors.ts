@@ -42,6 +42,8 @@ export const MESSAGES = {
   revokedKey: 'Unauthorized: this API key has been revoked.',
   rateLimited: 'Your request has been blocked due to excessive requests. Please reduce rate of requests.',
   quotaExhausted: "This request exceeds your plan's monthly credit allowance. Raise the limit or upgrade the plan.",
+  keyBudgetExhausted: "This request exceeds this API key's monthly credit limit. An owner or admin can raise it.",
+  projectBudgetExhausted: "This request exceeds the project's monthly credit limit. An owner or admin can raise it.",
   idempotencyRunning: 'A request with this Idempotency-Key is still being processed; retry after it completes.',
   idempotencyMismatch: 'This Idempotency-Key was already used with a different request body.',
   chargeFailed: 'The usage of this request could not be recorded, so it was neither served nor billed; retry.',

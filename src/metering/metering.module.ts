@@ -19,6 +19,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Database } from '../database/database.js';
 import { MeteredInterceptor } from './metered.decorator.js';
 import { MeteringPipeline } from './metering-pipeline.js';
+import { SpendBudgets } from './budgets/spend-budgets.js';
 import { OrgPlansService } from './org-plans.service.js';
 import { RateLimiterService } from './rate-limiter.service.js';
 import { UsageController } from './usage.controller.js';
@@ -32,6 +33,7 @@ import { UsageController } from './usage.controller.js';
   controllers: [UsageController],
   providers: [
     MeteringPipeline,
+    SpendBudgets,
     MeteredInterceptor,
     DeferredCharges,
     ChargeWriter,

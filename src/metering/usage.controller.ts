@@ -73,7 +73,7 @@ export class UsageController {
       'X-Credits-Remaining': String(Math.max(0, limit - planUsage)),
     });
     return {
-      key: { usage: sum(keyOps), limit: null, ...perOperation(keyOps) },
+      key: { usage: sum(keyOps), limit: caller.key.budgets.key, ...perOperation(keyOps) },
       account: {
         current_plan: caller.plan.plan,
         plan_usage: projectId ? sum(accountOps) : planUsage,

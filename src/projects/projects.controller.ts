@@ -2,14 +2,17 @@ import { Body, Controller, Get, HttpCode, NotFoundException, Param, Patch, Post,
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ReadYourWrites } from '../../projections/read-your-writes.js';
+import type { Position } from '../event-store/event-store.port.js';
 import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
 import type { SessionUser } from '../auth/session.service.js';
 import { Database } from '../database/database.js';
 import { errorBody } from '../http/error-body.js';
 import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
+import { KeyCacheInvalidation } from '../keys/key-cache-invalidation.js';
 import { OrgAccessService } from '../organizations/org-access.service.js';
 import { CreateProjectCommand } from './commands/create-project.command.js';
 import { RenameProjectCommand } from './commands/rename-project.command.js';
+import { SetProjectBudgetCommand } from './commands/set-project-budget.command.js';
 import { CreateProjectDto, RenameProjectDto } from './dto/create-project.dto.js';
 import { ProjectDto, ProjectListDto } from './dto/project-response.dto.js';
 
@@ -18,12 +21,14 @@ interface ProjectRow {
   org_id: string;
   name: string;
   created_at: Date;
+  monthly_credit_limit: string | null;
 }
 const toView = (r: ProjectRow): ProjectDto => ({
   id: r.project_id,
   org_id: r.org_id,
   name: r.name,
   created_at: r.created_at.toISOString(),
+  monthly_credit_limit: r.monthly_credit_limit === null ? null : Number(r.monthly_credit_limit),
 });
 
 @Controller('orgs/:org_id/projects')
@@ -37,6 +42,7 @@ export class ProjectsController {
     private readonly access: OrgAccessService,
     private readonly db: Database,
     private readonly readYourWrites: ReadYourWrites,
+    private readonly invalidation: KeyCacheInvalidation,
   ) {}
 
   /** Create a project (owners and admins) */
@@ -50,7 +56,12 @@ export class ProjectsController {
   ): Promise<ProjectDto> {
     await this.access.requireMember(session.userId, orgId, ['owner', 'admin']);
     const { projectId, position } = await this.commands.execute(
-      new CreateProjectCommand(orgId, body.name, { type: 'user', id: session.userId }),
+      new CreateProjectCommand(
+        orgId,
+        body.name,
+        { type: 'user', id: session.userId },
+        body.monthly_credit_limit ?? null,
+      ),
     );
     await this.readYourWrites.waitFor(position);
     return this.get(orgId, projectId);
@@ -68,7 +79,7 @@ export class ProjectsController {
     return { projects: result.rows.map(toView) };
   }
 
-  /** Rename a project (owners and admins) */
+  /** Rename a project, or set its monthly credit limit (owners and admins) */
   @Patch(':project_id')
   @ApiParam({ name: 'project_id', format: 'uuid' })
   @ApiOkResponse({ type: ProjectDto })
@@ -79,11 +90,33 @@ export class ProjectsController {
     @Body() body: RenameProjectDto,
   ): Promise<ProjectDto> {
     await this.access.requireMember(session.userId, orgId, ['owner', 'admin']);
-    const { position } = await this.commands.execute(
-      new RenameProjectCommand(orgId, projectId, body.name, { type: 'user', id: session.userId }),
-    );
-    if (position) await this.readYourWrites.waitFor(position);
+    const actor = { type: 'user', id: session.userId } as const;
+    const positions: (Position | null)[] = [];
+    if (body.name !== undefined) {
+      positions.push(
+        (await this.commands.execute(new RenameProjectCommand(orgId, projectId, body.name, actor))).position,
+      );
+    }
+    let budgetSet = false;
+    if (body.monthly_credit_limit !== undefined) {
+      const command = new SetProjectBudgetCommand(orgId, projectId, body.monthly_credit_limit, actor);
+      const { position } = await this.commands.execute(command);
+      positions.push(position);
+      budgetSet = position !== null;
+    }
+    const last = positions.filter((position) => position !== null).at(-1);
+    if (last) await this.readYourWrites.waitFor(last);
+    // A new limit binds every key of the project on every node (their cached records dropped) once this answers.
+    if (budgetSet) await this.dropCachedKeys(projectId);
     return this.get(orgId, projectId);
+  }
+
+  private async dropCachedKeys(projectId: string): Promise<void> {
+    const { rows } = await this.db.query<{ key_hash: string }>(
+      "SELECT key_hash FROM api_keys WHERE project_id = $1 AND status = 'active'",
+      [projectId],
+    );
+    await Promise.all(rows.map((row) => this.invalidation.invalidate(row.key_hash)));
   }
 
   private async get(orgId: string, projectId: string): Promise<ProjectDto> {

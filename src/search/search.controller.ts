@@ -16,7 +16,7 @@ import { JsonOnly } from '../http/json-only.js';
 export class SearchController {
   constructor(private readonly searches: SearchService) {}
 
-  /** Search the web: Tavily's request and response; 1 credit (advanced: 2), include_answer +1 (advanced: +2) */
+  /** Search the web: Tavily's request and response; 1 credit (advanced: 2), an answer returned +1 (advanced: +2) */
   @Post('search')
   @JsonOnly()
   @HttpCode(200)

@@ -15,13 +15,17 @@ export class ErrorResponseDto {
   detail!: ErrorDetailDto;
 }
 
-/** 402: the monthly credit allowance is exhausted. */
+/** 402: a monthly credit limit is reached: the organization's allowance, the project's or the key's budget. */
 @ApiSchema({ name: 'QuotaError' })
 export class QuotaErrorResponseDto extends ErrorResponseDto {
-  /** Credits used this month. */
+  /** Which limit the request would exceed. */
+  @ApiProperty({ enum: ['organization', 'project', 'key'] })
+  limit!: 'organization' | 'project' | 'key';
+
+  /** Credits used this month, of that limit. */
   credits_used!: number;
 
-  /** The organization's monthly allowance. */
+  /** That limit: the organization's monthly allowance, or the project's or key's monthly credit limit. */
   credits_limit!: number;
 }
 

@@ -19,6 +19,8 @@ export class CreateKeyCommand extends Command<CreatedKey> {
     readonly scopes: readonly KeyScope[],
     readonly depthLimit: 'basic' | null,
     readonly actor: Actor,
+    /** The key's own monthly credit limit (KeyBudgetSet with its KeyCreated), or null for none. */
+    readonly monthlyCreditLimit: number | null = null,
   ) {
     super();
   }

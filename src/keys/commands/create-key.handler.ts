@@ -9,7 +9,7 @@ import { errorBody } from '../../http/error-body.js';
 import { projectStream } from '../../projects/events/project.events.js';
 import { evolveProject, initialProject } from '../../projects/project.state.js';
 import { generateApiKey } from '../api-key-secret.js';
-import { type KeyCreated, keyStream } from '../events/key.events.js';
+import { type KeyBudgetSet, type KeyCreated, keyStream } from '../events/key.events.js';
 import { CreateKeyCommand, type CreatedKey } from './create-key.command.js';
 
 @CommandHandler(CreateKeyCommand)
@@ -40,7 +40,15 @@ export class CreateKeyHandler implements ICommandHandler<CreateKeyCommand, Creat
         depth_limit: command.depthLimit,
       },
     };
-    const result = await this.store.appendToStream(keyStream(keyId), [toNewEvent(event, command.actor)], 'no_stream');
+    const budget: KeyBudgetSet | null =
+      command.monthlyCreditLimit === null
+        ? null
+        : {
+            type: 'KeyBudgetSet',
+            data: { key_id: keyId, org_id: command.orgId, monthly_credit_limit: command.monthlyCreditLimit },
+          };
+    const events = [toNewEvent(event, command.actor), ...(budget ? [toNewEvent(budget, command.actor)] : [])];
+    const result = await this.store.appendToStream(keyStream(keyId), events, 'no_stream');
     return { keyId, plaintext: key.plaintext, position: result.position };
   }
 }

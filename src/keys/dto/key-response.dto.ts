@@ -45,6 +45,10 @@ export class ApiKeyDto {
   /** Revoked. */
   @ApiProperty({ format: 'date-time', nullable: true })
   revoked_at!: string | null;
+
+  /** Credits the key may spend per calendar month (UTC, its environment's credits); null: no limit of its own. */
+  @ApiProperty({ type: 'integer', nullable: true })
+  monthly_credit_limit!: number | null;
 }
 
 @ApiSchema({ name: 'CreatedApiKey' })

@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
 import { ArrayUnique, IsArray, IsIn, IsOptional, IsString, IsUUID, Length } from 'class-validator';
+import { MonthlyCreditLimit } from '../../common/monthly-credit-limit.js';
 import { KEY_ENVIRONMENTS, KEY_SCOPES, type KeyEnvironment, type KeyScope } from '../events/key.events.js';
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 
@@ -35,13 +36,22 @@ export class CreateKeyDto {
   @IsOptional()
   @IsIn(['basic', null], { message: "depth_limit must be 'basic' or null" })
   depth_limit?: 'basic' | null;
+
+  /** The key's own monthly credit limit (the credits of its environment). Default null: none. */
+  @MonthlyCreditLimit()
+  monthly_credit_limit?: number | null;
 }
 
 @ApiSchema({ name: 'RenameApiKey' })
 export class RenameKeyDto {
-  /** The new name. */
+  /** The new name (omitted: unchanged). */
+  @IsOptional()
   @Transform(trim)
   @IsString()
   @Length(1, 100)
-  name!: string;
+  name?: string;
+
+  /** The key's own monthly credit limit (the credits of its environment); null removes it. */
+  @MonthlyCreditLimit()
+  monthly_credit_limit?: number | null;
 }

@@ -43,4 +43,10 @@ export type KeyRenamed = DomainEvent<'KeyRenamed', { key_id: string; org_id: str
 
 export type KeyRevoked = DomainEvent<'KeyRevoked', { key_id: string; org_id: string }>;
 
-export type KeyEvent = KeyCreated | KeyRenamed | KeyRevoked;
+/** The key's own monthly credit limit (its environment's credits), or null for none. */
+export type KeyBudgetSet = DomainEvent<
+  'KeyBudgetSet',
+  { key_id: string; org_id: string; monthly_credit_limit: number | null }
+>;
+
+export type KeyEvent = KeyCreated | KeyRenamed | KeyRevoked | KeyBudgetSet;

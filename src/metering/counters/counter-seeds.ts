@@ -19,6 +19,14 @@ export class CounterSeeds {
     return this.totals.liveCredits(orgId, month);
   }
 
+  keyCredits(orgId: string, keyId: string, month: string): Promise<SeedValue> {
+    return this.totals.keyCredits(orgId, keyId, month);
+  }
+
+  projectLiveCredits(orgId: string, projectId: string, month: string): Promise<SeedValue> {
+    return this.totals.projectLiveCredits(orgId, projectId, month);
+  }
+
   units(orgId: string, month: string, environment: string, priceClass: string): Promise<SeedValue> {
     return this.totals.units(orgId, month, environment, priceClass);
   }

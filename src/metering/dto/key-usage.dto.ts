@@ -22,7 +22,7 @@ export class KeyCreditsDto extends OperationCredits {
   /** This key's credits this month. */
   usage!: number;
 
-  /** Always null: keys have no limit of their own. */
+  /** The key's own monthly credit limit (its monthly_credit_limit); null when it has none. */
   @ApiProperty({ type: 'number', nullable: true })
   limit!: number | null;
 }

@@ -7,6 +7,8 @@ export class CreateProjectCommand extends Command<{ projectId: string; position:
     readonly orgId: string,
     readonly name: string,
     readonly actor: Actor,
+    /** The project's monthly credit limit (ProjectBudgetSet with its ProjectCreated), or null for none. */
+    readonly monthlyCreditLimit: number | null = null,
   ) {
     super();
   }

@@ -7,7 +7,7 @@ import { loadStreamState } from '../../event-store/stream-state.js';
 import { errorBody } from '../../http/error-body.js';
 import { organizationStream } from '../../organizations/events/organization.events.js';
 import { evolveOrganization, initialOrganization } from '../../organizations/organization.state.js';
-import { type ProjectCreated, projectStream } from '../events/project.events.js';
+import { type ProjectBudgetSet, type ProjectCreated, projectStream } from '../events/project.events.js';
 import { CreateProjectCommand } from './create-project.command.js';
 
 @CommandHandler(CreateProjectCommand)
@@ -30,11 +30,15 @@ export class CreateProjectHandler implements ICommandHandler<
       type: 'ProjectCreated',
       data: { project_id: projectId, org_id: command.orgId, name: command.name },
     };
-    const result = await this.store.appendToStream(
-      projectStream(projectId),
-      [toNewEvent(event, command.actor)],
-      'no_stream',
-    );
+    const budget: ProjectBudgetSet | null =
+      command.monthlyCreditLimit === null
+        ? null
+        : {
+            type: 'ProjectBudgetSet',
+            data: { project_id: projectId, org_id: command.orgId, monthly_credit_limit: command.monthlyCreditLimit },
+          };
+    const events = [toNewEvent(event, command.actor), ...(budget ? [toNewEvent(budget, command.actor)] : [])];
+    const result = await this.store.appendToStream(projectStream(projectId), events, 'no_stream');
     return { projectId, position: result.position };
   }
 }

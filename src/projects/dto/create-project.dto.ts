@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
-import { IsString, Length } from 'class-validator';
+import { IsOptional, IsString, Length } from 'class-validator';
+import { MonthlyCreditLimit } from '../../common/monthly-credit-limit.js';
 import { ApiSchema } from '@nestjs/swagger';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -11,13 +12,22 @@ export class CreateProjectDto {
   @IsString()
   @Length(1, 100)
   name!: string;
+
+  /** The project's monthly credit limit (its live keys' credits together). Default null: none. */
+  @MonthlyCreditLimit()
+  monthly_credit_limit?: number | null;
 }
 
 @ApiSchema({ name: 'RenameProject' })
 export class RenameProjectDto {
-  /** The new name (validated as at creation). */
+  /** The new name (validated as at creation; omitted: unchanged). */
+  @IsOptional()
   @Transform(trim)
   @IsString()
   @Length(1, 100)
-  name!: string;
+  name?: string;
+
+  /** The project's monthly credit limit (its live keys' credits together); null removes it. */
+  @MonthlyCreditLimit()
+  monthly_credit_limit?: number | null;
 }

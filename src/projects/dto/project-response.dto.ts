@@ -16,6 +16,10 @@ export class ProjectDto {
   /** Created. */
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
+
+  /** Credits the project's live keys may spend together per calendar month (UTC); null: no limit of its own. */
+  @ApiProperty({ type: 'integer', nullable: true })
+  monthly_credit_limit!: number | null;
 }
 
 @ApiSchema({ name: 'ProjectList' })

@@ -6,4 +6,10 @@ export type ProjectCreated = DomainEvent<'ProjectCreated', { project_id: string;
 
 export type ProjectRenamed = DomainEvent<'ProjectRenamed', { project_id: string; org_id: string; name: string }>;
 
-export type ProjectEvent = ProjectCreated | ProjectRenamed;
+/** The project's monthly credit limit (its live keys' credits together), or null for none. */
+export type ProjectBudgetSet = DomainEvent<
+  'ProjectBudgetSet',
+  { project_id: string; org_id: string; monthly_credit_limit: number | null }
+>;
+
+export type ProjectEvent = ProjectCreated | ProjectRenamed | ProjectBudgetSet;

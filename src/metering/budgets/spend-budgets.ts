@@ -1,0 +1,121 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
+import { isUnavailableDependency } from '../../http/unavailable-dependency.js';
+import type { KeyRecord } from '../../keys/key-record.js';
+import { counterKeys } from '../counter-keys.js';
+import { CounterSeeds } from '../counters/counter-seeds.js';
+import {
+  CREDIT_COUNTERS,
+  type CounterJournal,
+  type CreditCounters,
+  type Seed,
+  type SettledChange,
+} from '../counters/credit-counters.js';
+import { takeBackChange } from '../counters/take-back-change.js';
+
+/** Which limit bit a refused call: the key's, its project's, or the organization's (allowance and what adds to it). */
+export type SpendLimit = 'key' | 'project' | 'organization';
+
+/** One budget that binds a call: its counter, its limit, and where the counter starts from when it is missing. */
+interface Budget {
+  readonly scope: Exclude<SpendLimit, 'organization'>;
+  readonly key: string;
+  readonly limit: number;
+  readonly seed: Seed;
+}
+
+/** A call's reservation in one budget's counter. */
+export interface BudgetHold extends Budget {
+  readonly amount: number;
+}
+
+export type BudgetAdmission =
+  | { readonly ok: true; readonly holds: readonly BudgetHold[] }
+  | { readonly ok: false; readonly scope: Budget['scope']; readonly used: number; readonly limit: number };
+
+/**
+ * The monthly credit limits of keys and projects (KeyBudgetSet, ProjectBudgetSet), on the same counters as the
+ * allowance: a call reserves the most it can cost in the counter of each budget that binds it (the key's own, which
+ * counts the credits of the key's environment; its project's, which counts the project's live credits), each an
+ * atomic check-and-add, so no budget is ever overspent, however many calls or nodes. Once the call is priced the
+ * reservation becomes its credits and is settled (or taken back) with the charge, as a units change is: a node that
+ * dies leaves it to the others' sweep (InflightCalls). Keys and projects without a budget cost nothing here.
+ */
+@Injectable()
+export class SpendBudgets {
+  private readonly logger = new Logger('SpendBudgets');
+
+  constructor(
+    @Inject(CREDIT_COUNTERS) private readonly counters: CreditCounters,
+    private readonly seeds: CounterSeeds,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Reserves `amount` in every budget of the key; the first that it does not fit refuses (the others given back). */
+  async reserve(
+    key: KeyRecord,
+    month: string,
+    amount: number,
+    journal: CounterJournal | null,
+  ): Promise<BudgetAdmission> {
+    const holds: BudgetHold[] = [];
+    for (const budget of this.budgetsOf(key, month)) {
+      let reservation;
+      try {
+        reservation = await this.counters.reserve(budget.key, amount, budget.limit, budget.seed, journal);
+      } catch (error) {
+        // It may have run with its answer lost: taken back with the others (the journal says whether it ran).
+        if (journal && isUnavailableDependency(error)) holds.push({ ...budget, amount });
+        await this.release(holds, journal);
+        throw error;
+      }
+      if (!reservation.ok) {
+        await this.release(holds, journal);
+        return { ok: false, scope: budget.scope, used: reservation.used, limit: budget.limit };
+      }
+      holds.push({ ...budget, amount });
+    }
+    return { ok: true, holds };
+  }
+
+  /** Nothing is charged: the reservations go back. */
+  async release(holds: readonly BudgetHold[], journal: CounterJournal | null): Promise<void> {
+    for (const hold of holds) {
+      if (journal) await takeBackChange(this.counters, { key: hold.key, amount: hold.amount, journal }, this.logger);
+      else await this.counters.adjust(hold.key, -hold.amount).catch(() => null);
+    }
+  }
+
+  /**
+   * The call is priced at `credits`: each reservation becomes that (and so does its journal entry). From here the
+   * budgets' changes are the charge's like its units: settled once it is durable, taken back if it is not.
+   */
+  async price(holds: readonly BudgetHold[], credits: number, journal: CounterJournal | null): Promise<SettledChange[]> {
+    for (const hold of holds) {
+      if (credits !== hold.amount) await this.counters.adjust(hold.key, credits - hold.amount, journal);
+    }
+    return holds.map((hold) => ({ key: hold.key, amount: credits, seed: hold.seed }));
+  }
+
+  private budgetsOf(key: KeyRecord, month: string): Budget[] {
+    const prefix = this.config.redisPrefix;
+    const budgets: Budget[] = [];
+    if (key.budgets.key !== null) {
+      budgets.push({
+        scope: 'key',
+        key: counterKeys.keySpend(prefix, key.keyId, month),
+        limit: key.budgets.key,
+        seed: () => this.seeds.keyCredits(key.orgId, key.keyId, month),
+      });
+    }
+    if (key.budgets.project !== null && key.environment === 'live') {
+      budgets.push({
+        scope: 'project',
+        key: counterKeys.projectSpend(prefix, key.projectId, month),
+        limit: key.budgets.project,
+        seed: () => this.seeds.projectLiveCredits(key.orgId, key.projectId, month),
+      });
+    }
+    return budgets;
+  }
+}
