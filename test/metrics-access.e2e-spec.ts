@@ -1,16 +1,94 @@
+import { networkInterfaces } from 'node:os';
 import { loadConfig } from '../src/config/app-config.js';
+import { METRICS_LOOPBACK_ONLY } from '../src/observability/metrics-access.js';
 import { MetricsListener } from '../src/observability/metrics-listener.js';
 import { freePort } from './support/private-redis.js';
 import { type TestApp, dropSchema, startTestApp } from './support/test-app.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 
-const scrape = (url: string, authorization?: string) =>
-  fetch(url, { headers: authorization ? { authorization } : {} }).then(async (response) => ({
+const scrape = (url: string, authorization?: string, headers: Record<string, string> = {}) =>
+  fetch(url, { headers: { ...headers, ...(authorization ? { authorization } : {}) } }).then(async (response) => ({
     status: response.status,
     headers: response.headers,
     text: await response.text(),
   }));
+
+/** An address of this machine that is not loopback: a request sent to it comes from it, a peer that is not loopback. */
+const EXTERNAL = Object.values(networkInterfaces())
+  .flat()
+  .find((entry) => entry !== undefined && !entry.internal && entry.family === 'IPv4')?.address;
+if (!EXTERNAL) console.warn('metrics access from another address: skipped (this machine has no non-loopback IPv4)');
+const withExternal = EXTERNAL ? test : test.skip;
+
+/** Listening on every address: dual-stack `::` where IPv6 is there (IPv4 peers are then ::ffff:a.b.c.d), else 0.0.0.0. */
+async function startOnEveryAddress(env: Record<string, string>): Promise<TestApp & { host: string }> {
+  try {
+    return { ...(await startTestApp({ redis: false, env, host: '::' })), host: '::' };
+  } catch {
+    return { ...(await startTestApp({ redis: false, env, host: '0.0.0.0' })), host: '0.0.0.0' };
+  }
+}
+
+describe('GET /metrics without METRICS_TOKEN: this machine only, unless METRICS_PUBLIC=true', () => {
+  let app: TestApp & { host: string };
+  let open: TestApp & { host: string };
+  const port = (a: TestApp) => new URL(a.url).port;
+
+  beforeAll(async () => {
+    app = await startOnEveryAddress({ TRUST_PROXY: 'true' });
+    open = await startOnEveryAddress({ METRICS_PUBLIC: 'true' });
+  });
+  afterAll(async () => {
+    for (const a of [app, open]) {
+      await a?.close();
+      if (a) await dropSchema(a.schema);
+    }
+  });
+
+  test('from loopback (127.0.0.1, also as ::ffff:127.0.0.1 on a dual-stack socket, and ::1): 200', async () => {
+    const answer = await scrape(`http://127.0.0.1:${port(app)}/metrics`);
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain('http_requests_total');
+    if (app.host === '::') expect((await scrape(`http://[::1]:${port(app)}/metrics`)).status).toBe(200);
+  });
+
+  test('from loopback but forwarded by a proxy (Forwarded, X-Forwarded-For, X-Real-IP): 403, whatever it claims', async () => {
+    const forwarded: Record<string, string>[] = [
+      { 'x-forwarded-for': '127.0.0.1' },
+      { forwarded: 'for=127.0.0.1' },
+      { 'x-real-ip': '127.0.0.1' },
+    ];
+    for (const headers of forwarded) {
+      const answer = await scrape(`http://127.0.0.1:${port(app)}/metrics`, undefined, headers);
+      expect({ headers, status: answer.status }).toEqual({ headers, status: 403 });
+    }
+  });
+
+  withExternal(
+    'from another address: 403 saying how to allow it, even claiming loopback through TRUST_PROXY',
+    async () => {
+      const claims: Record<string, string>[] = [{}, { 'x-forwarded-for': '127.0.0.1' }];
+      for (const headers of claims) {
+        const answer = await scrape(`http://${EXTERNAL}:${port(app)}/metrics`, undefined, headers);
+        expect(answer.status).toBe(403);
+        expect(answer.text).not.toContain('http_requests_total');
+        expect(JSON.parse(answer.text)).toEqual({
+          error: METRICS_LOOPBACK_ONLY,
+          detail: { error: METRICS_LOOPBACK_ONLY },
+        });
+        expect(METRICS_LOOPBACK_ONLY).toMatch(/METRICS_TOKEN.*METRICS_PORT.*METRICS_PUBLIC=true/);
+      }
+      expect((await scrape(`http://${EXTERNAL}:${port(app)}/healthz`)).status).toBe(200);
+    },
+  );
+
+  withExternal('METRICS_PUBLIC=true: from another address too', async () => {
+    const answer = await scrape(`http://${EXTERNAL}:${port(open)}/metrics`);
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain('http_requests_total');
+  });
+});
 
 describe('GET /metrics with METRICS_TOKEN: a bearer token is required', () => {
   let app: TestApp;
@@ -91,12 +169,14 @@ describe('metrics configuration is checked at start-up', () => {
     [{ METRICS_PORT: 'ninety' }, /METRICS_PORT/],
     [{ METRICS_PORT: '3000', PORT: '3000' }, /METRICS_PORT/],
     [{ METRICS_HOST: '127.0.0.1' }, /METRICS_HOST/],
+    [{ METRICS_PUBLIC: 'true', METRICS_TOKEN: TOKEN }, /METRICS_PUBLIC=true .* METRICS_TOKEN/],
+    [{ METRICS_PUBLIC: 'true', METRICS_PORT: '9464' }, /METRICS_PUBLIC=true .* METRICS_PORT/],
   ])('%j is refused', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 
-  test('defaults: no token, metrics on the public listener; METRICS_HOST defaults to HOST', () => {
-    expect(loadConfig({})).toMatchObject({ metricsToken: null, metricsPort: null });
+  test('defaults: no token, metrics on the public listener for loopback only; METRICS_HOST defaults to HOST', () => {
+    expect(loadConfig({})).toMatchObject({ metricsToken: null, metricsPort: null, metricsPublic: false });
     expect(loadConfig({ HOST: '10.0.0.5', METRICS_PORT: '9464' })).toMatchObject({
       metricsPort: 9464,
       metricsHost: '10.0.0.5',

@@ -62,14 +62,14 @@ export class AuthController {
     type: ErrorResponseDto,
   })
   @ApiTooManyRequestsResponse({
-    description: 'Too many failed redemptions from the client address.',
+    description: 'Too many failed redemptions from the client address, of the link, or for its e-mail address.',
     type: RateLimitErrorResponseDto,
     headers: headerRefs('Retry-After'),
   })
   async verify(@Body() body: VerifyMagicLinkDto, @Req() request: FastifyRequest): Promise<SessionDto> {
     const result = await this.magicLinks.redeem(body.token, request.ip);
     if (!result.ok && result.reason === 'too_many_attempts')
-      throw tooManySignInAttempts(TOO_MANY_REDEMPTIONS, result.retryAfter);
+      throw tooManySignInAttempts(TOO_MANY_REDEMPTIONS[result.scope], result.retryAfter);
     if (!result.ok)
       throw new UnauthorizedException(errorBody(REDEEM_FAILURES[result.reason], { reason: result.reason }));
     return {

@@ -6,7 +6,7 @@ import { Database } from '../database/database.js';
 import { RegisterUserCommand } from '../users/commands/register-user.command.js';
 import { normalizeEmail } from '../users/events/user.events.js';
 import { MailerService } from './mailer.service.js';
-import { RedemptionLimiter } from './redemption-limiter.js';
+import { type IssuedLink, RedemptionLimiter, type RedemptionScope } from './redemption-limiter.js';
 import { type IssuedSession, SessionService } from './session.service.js';
 
 const MAGIC_TOKEN = /^[0-9A-Za-z]{43}$/;
@@ -14,7 +14,7 @@ const MAGIC_TOKEN = /^[0-9A-Za-z]{43}$/;
 export type RedeemResult =
   | { ok: true; session: IssuedSession; user: { id: string; email: string; created: boolean } }
   | { ok: false; reason: 'invalid' | 'expired' | 'used' }
-  | { ok: false; reason: 'too_many_attempts'; retryAfter: number };
+  | { ok: false; reason: 'too_many_attempts'; retryAfter: number; scope: RedemptionScope };
 
 @Injectable()
 export class MagicLinkService {
@@ -54,21 +54,41 @@ export class MagicLinkService {
   }
 
   /**
-   * Redeems a link for the client at `clientIp`, unless that address has failed too often (RedemptionLimiter): every
-   * route that redeems links goes through here.
+   * Redeems a link for the client at `clientIp`, unless that address, the link or its e-mail address has failed too
+   * often (RedemptionLimiter): every route that redeems links goes through here. An attempt that throws (the
+   * database away) is no failure of the token: its points are given back.
    */
   async redeem(token: string, clientIp: string): Promise<RedeemResult> {
-    const retryAfter = await this.limiter.take(clientIp);
-    if (retryAfter !== null) return { ok: false, reason: 'too_many_attempts', retryAfter };
-    const result = await this.redeemToken(token);
-    if (result.ok) await this.limiter.giveBack(clientIp);
+    const byAddress = await this.limiter.takeAddress(clientIp);
+    if (byAddress) return { ok: false, reason: 'too_many_attempts', ...byAddress };
+    let link: IssuedLink | null = null;
+    let result: RedeemResult;
+    try {
+      link = await this.issuedLink(token);
+      const byLink = link ? await this.limiter.takeLink(link) : null;
+      if (byLink) return { ok: false, reason: 'too_many_attempts', ...byLink };
+      result = link ? await this.redeemToken(link.tokenHash) : { ok: false, reason: 'invalid' };
+    } catch (error) {
+      await this.limiter.giveBack(clientIp, link).catch(() => {});
+      throw error;
+    }
+    if (result.ok) await this.limiter.giveBack(clientIp, link);
     return result;
   }
 
-  /** Marks the token used (atomically, so it redeems once), registers the user on first sign-in, opens a session. */
-  private async redeemToken(token: string): Promise<RedeemResult> {
-    if (!MAGIC_TOKEN.test(token)) return { ok: false, reason: 'invalid' };
-    const hash = sha256Hex(token);
+  /** The link a token names (by the hash stored for it), or null when it names none. */
+  private async issuedLink(token: string): Promise<IssuedLink | null> {
+    if (!MAGIC_TOKEN.test(token)) return null;
+    const tokenHash = sha256Hex(token);
+    const found = await this.db.query<{ email: string }>('SELECT email FROM auth_magic_links WHERE token_hash = $1', [
+      tokenHash,
+    ]);
+    const email = found.rows[0]?.email;
+    return email === undefined ? null : { tokenHash, email };
+  }
+
+  /** Marks the link used (atomically, so it redeems once), registers the user on first sign-in, opens a session. */
+  private async redeemToken(hash: string): Promise<RedeemResult> {
     const used = await this.db.query<{ email: string }>(
       `UPDATE auth_magic_links SET used_at = now()
        WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING email`,

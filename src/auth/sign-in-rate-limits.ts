@@ -34,7 +34,12 @@ export function retryAfterSeconds(rejection: unknown): number | null {
   return Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
 }
 
-export const TOO_MANY_REDEMPTIONS = 'too many failed sign-in attempts from this address; try again later';
+/** The 429 message of each lock of failed redemptions (RedemptionScope). */
+export const TOO_MANY_REDEMPTIONS = {
+  address: 'too many failed sign-in attempts from this address; try again later',
+  link: 'too many failed attempts with this sign-in link; ask for a new link',
+  email: 'too many failed sign-in attempts for this e-mail address; try again later',
+} as const;
 
 /** The 429 of the sign-in limits: the error body with `retry_after`, and the Retry-After header. */
 export function tooManySignInAttempts(

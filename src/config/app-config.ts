@@ -165,6 +165,12 @@ export class EnvironmentVariables {
   @IsString()
   METRICS_HOST?: string;
 
+  /** Without METRICS_TOKEN, /metrics on the public listener answers loopback only unless this is true. */
+  @Transform(toBool)
+  @IsOptional()
+  @IsBoolean()
+  METRICS_PUBLIC?: boolean;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^[a-z][a-z0-9]{1,11}$/, {
@@ -492,6 +498,11 @@ export interface AppConfig {
   /** When set, /metrics is served on a listener of its own (metricsHost:metricsPort), not on the public one. */
   readonly metricsPort: number | null;
   readonly metricsHost: string;
+  /**
+   * Whether /metrics on the public listener answers anyone without METRICS_TOKEN; when false (the default) it
+   * answers requests from loopback addresses only.
+   */
+  readonly metricsPublic: boolean;
   readonly apiKeyPrefix: string;
   readonly magicLinkTtlSeconds: number;
   readonly sessionTtlSeconds: number;
@@ -642,6 +653,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     metricsToken: vars.METRICS_TOKEN ?? null,
     metricsPort: vars.METRICS_PORT ?? null,
     metricsHost: vars.METRICS_HOST ?? vars.HOST ?? '0.0.0.0',
+    metricsPublic: vars.METRICS_PUBLIC ?? false,
     apiKeyPrefix: vars.API_KEY_PREFIX ?? 'sk',
     magicLinkTtlSeconds: vars.MAGIC_LINK_TTL_SECONDS ?? 900,
     sessionTtlSeconds: vars.SESSION_TTL_SECONDS ?? 30 * 86400,
@@ -703,6 +715,11 @@ function crossChecks(vars: EnvironmentVariables, port: number): string[] {
   }
   if (vars.METRICS_HOST !== undefined && vars.METRICS_PORT === undefined) {
     problems.push('METRICS_HOST needs METRICS_PORT (the separate listener of /metrics)');
+  }
+  if (vars.METRICS_PUBLIC === true && (vars.METRICS_TOKEN !== undefined || vars.METRICS_PORT !== undefined)) {
+    problems.push(
+      'METRICS_PUBLIC=true opens /metrics on the public listener to anyone: it cannot go with METRICS_TOKEN (which requires a token) or METRICS_PORT (which moves /metrics off that listener)',
+    );
   }
   for (const email of operatorEmailsOf(vars)) {
     if (!isEmailAddress(email)) problems.push(`OPERATOR_EMAILS: ${JSON.stringify(email)} is not an e-mail address`);

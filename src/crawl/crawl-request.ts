@@ -1,6 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import type { AddressPolicy } from '../fetch/address-policy.js';
-import { portOfUrl } from '../fetch/allow-entry.js';
+import type { TargetScreen } from '../fetch/target-screen.js';
 import { errorBody } from '../http/error-body.js';
 import { MAX_PAGES_PER_CALL } from '../metering/metered-operation.js';
 import { CrawlFilters } from './crawl-filters.js';
@@ -9,6 +8,7 @@ import { DEFAULTS } from './dto/map-request.dto.js';
 import type { FrontierPlan, FrontierStop } from './frontier.js';
 import { parseStartUrl } from './normalize-url.js';
 import { RelevanceRanker } from './relevance.js';
+import { rejectFailedStart } from './start-failure.js';
 
 /** Time kept back from the caller's `timeout` to build and send the response. */
 const RESPONSE_RESERVE_MS = 2_000;
@@ -22,13 +22,21 @@ export interface ResolvedRequest {
   plan(mode: FrontierPlan['mode']): FrontierPlan;
 }
 
-/** A validated map/crawl body turned into a frontier plan; a start URL we will not fetch is a 400. */
-export function resolveRequest(body: MapRequestDto, addresses: AddressPolicy, startedAt: number): ResolvedRequest {
+/**
+ * A validated map/crawl body turned into a frontier plan. A start URL we will not fetch is a 400: an IP literal or a
+ * name the SSRF rules refuse, or a name that resolves to a refused address. A name that does not resolve is a start
+ * page that cannot be read (502), said before any fetch.
+ */
+export async function resolveRequest(
+  body: MapRequestDto,
+  screen: TargetScreen,
+  startedAt: number,
+): Promise<ResolvedRequest> {
   const startUrl = parseStartUrl(body.url);
   if (!startUrl) throw badRequest(`url is not a valid http(s) URL: ${JSON.stringify(body.url.slice(0, 200))}`);
-  const start = new URL(startUrl);
-  const refusal = addresses.checkHost(start.hostname, portOfUrl(start));
-  if (refusal) throw badRequest(`url is not allowed: ${refusal.message}`);
+  const verdict = await screen.judge(new URL(startUrl));
+  if (verdict.kind === 'refused') throw badRequest(`url is not allowed: ${verdict.refusal.message}`);
+  if (verdict.kind === 'unresolved') rejectFailedStart(verdict.error, startUrl, body.url.trim());
   const instructions = body.instructions?.trim() || null;
   const timeoutMs = (body.timeout ?? DEFAULTS.timeoutSeconds) * 1000;
   const deadline = startedAt + timeoutMs - Math.min(RESPONSE_RESERVE_MS, timeoutMs * 0.05);

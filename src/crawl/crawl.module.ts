@@ -1,7 +1,5 @@
 import { Module } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ExtractModule } from '../extract/extract.module.js';
-import { AddressPolicy } from '../fetch/address-policy.js';
 import { FetchModule } from '../fetch/fetch.module.js';
 import { CrawlController } from './crawl.controller.js';
 import { CrawlPipelineMetrics } from './crawl-pipeline.metrics.js';
@@ -18,19 +16,7 @@ import { SiteIndexer } from './site-indexer.service.js';
 @Module({
   imports: [FetchModule, ExtractModule],
   controllers: [CrawlController],
-  providers: [
-    MapService,
-    CrawlService,
-    SiteIndexer,
-    DocumentIndexWriter,
-    CrawlPipelineMetrics,
-    // The fetcher's own SSRF rules and allow-list, to refuse a start URL that is a refused address literal up front.
-    {
-      provide: AddressPolicy,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => new AddressPolicy(config.fetchAllowHosts),
-    },
-  ],
+  providers: [MapService, CrawlService, SiteIndexer, DocumentIndexWriter, CrawlPipelineMetrics],
   exports: [DocumentIndexWriter, SiteIndexer, MapService, CrawlService],
 })
 export class CrawlModule {}

@@ -7,9 +7,9 @@ import {
   type ExtractedPage,
 } from '../extract/content-extractor.port.js';
 import { ExtractionPool } from '../extract/extraction-pool.js';
-import { AddressPolicy } from '../fetch/address-policy.js';
 import { FETCHER, type Fetcher, ROBOTS_POLICY, type RobotsPolicy } from '../fetch/fetcher.port.js';
 import { HostScheduler } from '../fetch/host-scheduler.js';
+import { TargetScreen } from '../fetch/target-screen.js';
 import type { WorkOutcome } from '../metering/metering-pipeline.js';
 import { PageCache } from '../page-cache/page-cache.js';
 import { type CrawledPage, cachedVisit } from './cached-visit.js';
@@ -47,7 +47,7 @@ export class CrawlService {
     @Inject(ROBOTS_POLICY) robots: RobotsPolicy,
     scheduler: HostScheduler,
     @Inject(CONTENT_EXTRACTOR) private readonly extractor: ContentExtractor,
-    private readonly addresses: AddressPolicy,
+    private readonly screen: TargetScreen,
     private readonly index: DocumentIndexWriter,
     private readonly cache: PageCache,
     @Optional() @Inject(ExtractionPool) pool: ExtractionPool | null = null,
@@ -58,7 +58,7 @@ export class CrawlService {
 
   async crawl(body: CrawlRequestDto): Promise<WorkOutcome<CrawlResponseDto>> {
     const startedAt = Date.now();
-    const request = resolveRequest(body, this.addresses, startedAt);
+    const request = await resolveRequest(body, this.screen, startedAt);
     const depth = body.extract_depth ?? 'basic';
     // Whole pages, with images and favicon, are extracted for the index; the response gets query-focused chunks
     // (with instructions), and images and favicon only on request.

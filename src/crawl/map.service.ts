@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AddressPolicy } from '../fetch/address-policy.js';
 import { FETCHER, type Fetcher, ROBOTS_POLICY, type RobotsPolicy } from '../fetch/fetcher.port.js';
 import { HostScheduler } from '../fetch/host-scheduler.js';
+import { TargetScreen } from '../fetch/target-screen.js';
 import type { WorkOutcome } from '../metering/metering-pipeline.js';
 import { PageCache } from '../page-cache/page-cache.js';
 import { cachedLinkVisit } from './cached-visit.js';
@@ -26,7 +26,7 @@ export class MapService {
     @Inject(FETCHER) private readonly fetcher: Fetcher,
     @Inject(ROBOTS_POLICY) robots: RobotsPolicy,
     scheduler: HostScheduler,
-    private readonly addresses: AddressPolicy,
+    private readonly screen: TargetScreen,
     private readonly cache: PageCache,
   ) {
     this.frontier = new Frontier(fetcher, robots, scheduler);
@@ -34,7 +34,7 @@ export class MapService {
 
   async map(body: MapRequestDto): Promise<WorkOutcome<MapResponseDto>> {
     const startedAt = Date.now();
-    const request = resolveRequest(body, this.addresses, startedAt);
+    const request = await resolveRequest(body, this.screen, startedAt);
     const outcome = await this.frontier.run(request.plan('map'), linkVisitor(this.fetcher), this.copiesFor(body));
     if (outcome.pages.length === 0) rejectFailedStart(outcome.startError, request.startUrl, request.baseUrl);
     const results = outcome.pages.map((page) => page.url);

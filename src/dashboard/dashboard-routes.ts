@@ -103,7 +103,7 @@ export class DashboardRoutes implements OnModuleInit {
         return reply.status(400).send(errorBody('token is required', { reason: 'invalid' }));
       const result = await magicLinks.redeem(token, request.ip);
       if (!result.ok && result.reason === 'too_many_attempts') {
-        const refusal = tooManySignInAttempts(TOO_MANY_REDEMPTIONS, result.retryAfter);
+        const refusal = tooManySignInAttempts(TOO_MANY_REDEMPTIONS[result.scope], result.retryAfter);
         return reply.status(refusal.getStatus()).headers(refusal.headers).send(refusal.getResponse());
       }
       if (!result.ok)

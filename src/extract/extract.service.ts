@@ -1,7 +1,5 @@
 import { BadRequestException, Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { AddressPolicy } from '../fetch/address-policy.js';
-import { portOfUrl } from '../fetch/allow-entry.js';
+import { TargetScreen } from '../fetch/target-screen.js';
 import { errorBody } from '../http/error-body.js';
 import { MAX_EXTRACT_URLS } from '../metering/metered-operation.js';
 import type { WorkOutcome } from '../metering/metering-pipeline.js';
@@ -36,31 +34,28 @@ interface Shown {
 
 /**
  * POST /extract: the named URLs (de-duplicated) extracted five at a time, each within the request's timeout;
- * successes in `results`, failures in `failed_results` (free). A URL that names a refused address outright (an IP
- * literal or a name the SSRF rules refuse) is not fetched and fails on its own, in `failed_results` with the reason,
- * as names that resolve to refused addresses do; only a request whose every URL is refused outright is a 400. At basic
+ * successes in `results`, failures in `failed_results` (free). A URL the SSRF rules refuse (an IP literal, a name they
+ * refuse, or a name resolving to a refused address) is not fetched and fails on its own, in `failed_results` with the
+ * reason; only a request whose every URL is refused is a 400. A name that does not resolve is a page that cannot be
+ * read, in `failed_results` as any other. At basic
  * depth in markdown (the pages search reads), the page cache serves a copy younger than max_age instead of fetching
  * it, and every page read goes to it.
  */
 @Injectable()
 export class ExtractService {
-  private readonly policy: AddressPolicy;
-
   constructor(
     @Inject(CONTENT_EXTRACTOR) private readonly extractor: ContentExtractor,
-    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly screen: TargetScreen,
     private readonly cache: PageCache,
-  ) {
-    this.policy = new AddressPolicy(config.fetchAllowHosts);
-  }
+  ) {}
 
   async extract(request: ExtractRequestDto): Promise<WorkOutcome<ExtractResponseDto>> {
     const started = performance.now();
     const urls = [...new Set(request.urls.map((url) => url.trim()))];
     if (request.urls.length > MAX_EXTRACT_URLS) throw badRequest(`Max ${MAX_EXTRACT_URLS} URLs are allowed.`);
-    // A URL that names a refused address outright fails on its own, with the reason; only when every URL does is
-    // there nothing to extract, and the request is the caller's error.
-    const refusals = new Map(urls.flatMap((url) => refusalOf(this.policy, url)));
+    // A refused URL fails on its own, with the reason; only when every URL is refused is there nothing to extract,
+    // and the request is the caller's error.
+    const refusals = await this.refusals(urls);
     if (refusals.size === urls.length) {
       const [url, reason] = refusals.entries().next().value!;
       throw badRequest(`${reason}: ${url}`);
@@ -100,6 +95,17 @@ export class ExtractService {
       },
       counts: { successful_urls: results.length, failed_urls: failed.length },
     };
+  }
+
+  /** The refused URLs with their reasons (names resolved at once, each bounded by the screen's wait). */
+  private async refusals(urls: readonly string[]): Promise<Map<string, string>> {
+    const verdicts = await Promise.all(urls.map((url) => this.screen.judge(new URL(url))));
+    return new Map(
+      urls.flatMap((url, i) => {
+        const verdict = verdicts[i]!;
+        return verdict.kind === 'refused' ? [[url, verdict.refusal.message] as const] : [];
+      }),
+    );
   }
 
   private async extractOne(url: string, options: ExtractOptions): Promise<{ page: ExtractedPage } | { error: string }> {
@@ -146,12 +152,6 @@ function toResult(url: string, page: Shown, options: ExtractOptions): ExtractRes
   };
   if (options.includeFavicon) item.favicon = page.favicon;
   return item;
-}
-
-function refusalOf(policy: AddressPolicy, url: string): [string, string][] {
-  const target = new URL(url);
-  const refusal = policy.checkHost(target.hostname, portOfUrl(target));
-  return refusal ? [[url, refusal.message]] : [];
 }
 
 function badRequest(message: string): BadRequestException {

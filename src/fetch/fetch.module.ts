@@ -4,10 +4,11 @@ import { FETCHER, type Fetcher, ROBOTS_POLICY } from './fetcher.port.js';
 import { HostScheduler } from './host-scheduler.js';
 import { RobotsTxtPolicy } from './robots.js';
 import { SafeFetcher } from './safe-fetcher.js';
+import { TargetScreen } from './target-screen.js';
 
 /**
  * The web engine's fetching layer, for every module: `@Inject(FETCHER) fetcher: Fetcher`,
- * `@Inject(ROBOTS_POLICY) robots: RobotsPolicy`, and `HostScheduler` (by class).
+ * `@Inject(ROBOTS_POLICY) robots: RobotsPolicy`, and `HostScheduler` and `TargetScreen` (by class).
  */
 @Global()
 @Module({
@@ -19,6 +20,7 @@ import { SafeFetcher } from './safe-fetcher.js';
         new SafeFetcher({ userAgent: config.fetchUserAgent, allowHosts: config.fetchAllowHosts }),
     },
     { provide: FETCHER, useExisting: SafeFetcher },
+    { provide: TargetScreen, inject: [SafeFetcher], useFactory: (fetcher: SafeFetcher) => fetcher.screen },
     {
       provide: ROBOTS_POLICY,
       inject: [FETCHER, APP_CONFIG],
@@ -36,7 +38,7 @@ import { SafeFetcher } from './safe-fetcher.js';
       },
     },
   ],
-  exports: [FETCHER, ROBOTS_POLICY, HostScheduler],
+  exports: [FETCHER, ROBOTS_POLICY, HostScheduler, TargetScreen],
 })
 export class FetchModule implements OnApplicationShutdown {
   constructor(@Inject(SafeFetcher) private readonly fetcher: SafeFetcher) {}

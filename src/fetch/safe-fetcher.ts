@@ -15,6 +15,7 @@ import { FetchDeadlineError, formatBytes, toFetchError } from './fetch-errors.js
 import { type FetchedResource, FetchError, type FetchOptions, type Fetcher } from './fetcher.port.js';
 import { readBody } from './read-body.js';
 import { createSafeConnector, type HostResolver } from './safe-lookup.js';
+import { TargetScreen } from './target-screen.js';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 export const MAX_TIMEOUT_MS = 150_000;
@@ -50,11 +51,14 @@ export interface SafeFetcherOptions {
  */
 export class SafeFetcher implements Fetcher {
   readonly policy: AddressPolicy;
+  /** The same rules and resolver, for judging a URL a caller names before it is fetched. */
+  readonly screen: TargetScreen;
   private readonly agent: Agent;
   private readonly userAgent: string;
 
   constructor(options: SafeFetcherOptions) {
     this.policy = new AddressPolicy(options.allowHosts ?? []);
+    this.screen = new TargetScreen(this.policy, options.lookup);
     this.userAgent = options.userAgent;
     this.agent = new Agent({
       connect: createSafeConnector({

@@ -4,7 +4,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import type { Registry } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { errorBody } from '../http/error-body.js';
-import { METRICS_UNAUTHORIZED, metricsAccessAllowed } from './metrics-access.js';
+import { metricsWhereabouts, refuseMetricsScrape } from './metrics-access.js';
 import { METRICS_REGISTRY } from './metrics.js';
 
 /**
@@ -22,15 +22,20 @@ export class MetricsListener implements OnApplicationShutdown {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Listens when METRICS_PORT is set (else nothing); fails when the address cannot be bound. */
+  /**
+   * Listens when METRICS_PORT is set; fails when the address cannot be bound. Either way, says in one line where
+   * /metrics can be read and by whom.
+   */
   async start(): Promise<void> {
     const { metricsPort: port, metricsHost: host } = this.config;
-    if (port === null || this.server) return;
-    const server = createServer((request, response) => void this.answer(request, response));
-    server.listen(port, host);
-    await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))]);
-    this.server = server;
-    this.logger.log(`metrics on http://${host}:${port}/metrics`);
+    if (this.server) return;
+    if (port !== null) {
+      const server = createServer((request, response) => void this.answer(request, response));
+      server.listen(port, host);
+      await Promise.race([once(server, 'listening'), once(server, 'error').then(([error]) => Promise.reject(error))]);
+      this.server = server;
+    }
+    this.logger.log(`metrics: ${metricsWhereabouts(this.config)}`);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -46,9 +51,14 @@ export class MetricsListener implements OnApplicationShutdown {
     if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
       return this.send(response, 404, 'application/json', JSON.stringify(errorBody('Not Found')));
     }
-    if (!metricsAccessAllowed(this.config.metricsToken, request.headers.authorization)) {
-      response.setHeader('www-authenticate', 'Bearer');
-      return this.send(response, 401, 'application/json', JSON.stringify(errorBody(METRICS_UNAUTHORIZED)));
+    const refusal = refuseMetricsScrape(this.config, {
+      authorization: request.headers.authorization,
+      peer: request.socket.remoteAddress,
+      headers: request.headers,
+    });
+    if (refusal) {
+      for (const [name, value] of Object.entries(refusal.headers)) response.setHeader(name, value);
+      return this.send(response, refusal.status, 'application/json', JSON.stringify(refusal.body));
     }
     try {
       this.send(response, 200, this.registry.contentType, await this.registry.metrics());

@@ -1,15 +1,15 @@
-import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiProduces, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
+import { ApiForbiddenResponse, ApiOkResponse, ApiProduces, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { errorBody } from '../http/error-body.js';
-import { METRICS_UNAUTHORIZED, metricsAccessAllowed } from './metrics-access.js';
+import { refuseMetricsScrape } from './metrics-access.js';
 import { METRICS_REGISTRY } from './metrics.js';
 
 /**
- * Prometheus text exposition on the public listener (unless METRICS_PORT moves it to a listener of its own).
- * Unauthenticated like the health probes unless METRICS_TOKEN is set.
+ * Prometheus text exposition on the public listener (unless METRICS_PORT moves it to a listener of its own): for the
+ * METRICS_TOKEN bearer token when one is set; else for this machine only (loopback peers whose request no proxy
+ * forwarded), or for anyone with METRICS_PUBLIC=true.
  */
 @Controller()
 @ApiTags('Operations')
@@ -24,13 +24,21 @@ export class MetricsController {
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'Metrics.', schema: { type: 'string' } })
   @ApiUnauthorizedResponse({ description: 'METRICS_TOKEN is set and the request does not carry it.' })
+  @ApiForbiddenResponse({
+    description: 'No METRICS_TOKEN and no METRICS_PUBLIC=true, and the request does not come from this machine.',
+  })
   async metrics(
-    @Headers('authorization') authorization: string | undefined,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<string | object> {
-    if (!metricsAccessAllowed(this.config.metricsToken, authorization)) {
-      void reply.status(401).header('www-authenticate', 'Bearer');
-      return errorBody(METRICS_UNAUTHORIZED);
+    const refusal = refuseMetricsScrape(this.config, {
+      authorization: request.headers.authorization,
+      peer: request.socket.remoteAddress,
+      headers: request.headers,
+    });
+    if (refusal) {
+      void reply.status(refusal.status).headers(refusal.headers);
+      return refusal.body;
     }
     const body = await this.registry.metrics();
     void reply.header('content-type', this.registry.contentType);

@@ -23,7 +23,7 @@ const TAGS: [string, string][] = [
   ['API keys', 'API keys (session).'],
   ['Finance and audit', 'Usage and the ledger (session).'],
   ['Search feedback', "An organization's feedback on its search results (session)."],
-  ['Operations', 'Probes and metrics (no authentication).'],
+  ['Operations', 'Probes and metrics (no API key; /metrics: this machine, or the METRICS_TOKEN bearer token).'],
   ['Documentation', 'This document.'],
   ['Dashboard', 'The web dashboard (its page, assets and cookie session).'],
 ];

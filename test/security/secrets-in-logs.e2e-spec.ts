@@ -166,7 +166,8 @@ describe('security: secrets never reach the log', () => {
     const malformedKey = `not-a-key-${randomBase62(24)}`;
     secrets.set('unknown API key', unknownKey);
     secrets.set('malformed API key', malformedKey);
-    const refusedUrl = { urls: ['http://localhost:1/private'] }; // resolves to a refused address: a free, failed URL
+    // A name resolving to a refused address and one that does not resolve: a 200 with two free, failed URLs.
+    const refusedUrl = { urls: ['http://localhost:1/private', 'http://nowhere.invalid/'] };
     const dataPlane: [string, string, Parameters<typeof call>[3], number][] = [
       ['GET', '/usage', { token: apiKey }, 200],
       ['GET', '/usage', { headers: { 'x-api-key': apiKey } }, 200],

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import type { Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../src/app/create-app.js';
@@ -16,10 +17,11 @@ export interface TestApp {
 
 /**
  * The whole service on a fresh schema of the real test PostgreSQL (and the real Redis unless `redis: false`),
- * listening on 127.0.0.1. Pass `schema` to start a second node on the same data.
+ * listening on 127.0.0.1 (or `host`; `url` is on 127.0.0.1 all the same). Pass `schema` to start a second node on
+ * the same data.
  */
 export async function startTestApp(
-  options: { schema?: string; redis?: boolean; env?: Record<string, string>; modules?: Type[] } = {},
+  options: { schema?: string; redis?: boolean; env?: Record<string, string>; modules?: Type[]; host?: string } = {},
 ): Promise<TestApp> {
   const schema = options.schema ?? uniqueName('e2e');
   const config = loadConfig({
@@ -31,8 +33,9 @@ export async function startTestApp(
     ...options.env,
   });
   const app = await createApp(config, { modules: options.modules ?? [] });
-  await app.listen(0, '127.0.0.1');
-  const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+  await app.listen(0, options.host ?? '127.0.0.1');
+  const port = (app.getHttpServer().address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
   return { url, app, config, schema, close: () => app.close() };
 }
 
