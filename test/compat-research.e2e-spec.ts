@@ -46,6 +46,34 @@ describe('compatibility: @tavily/core research() and getResearch()', () => {
     expect(body.usage).toEqual({ credits: charge!.credits });
   });
 
+  test('research() with include_domains, exclude_domains and output_length (sent as they are written)', async () => {
+    const tidal = r.sources.pageUrl('/energy/tidal-power.html');
+    const submitted = await client().research('How does tidal power work and what does it cost?', {
+      model: 'mini',
+      include_domains: ['127.0.0.1/energy'],
+      exclude_domains: [tidal.replace(/^http:\/\//, '')],
+      output_length: 'short',
+    });
+    if (Symbol.asyncIterator in submitted) throw new Error('expected a submitted task, not a stream');
+    let task = await client().getResearch(submitted.requestId);
+    for (let i = 0; i < 200 && (task.status === 'pending' || task.status === 'in_progress'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      task = await client().getResearch(submitted.requestId);
+    }
+    const body = task as unknown as { status: string; content: string; sources: { url: string }[] };
+    expect(body.status).toBe('completed');
+    const urls = body.sources.map((s) => s.url);
+    expect(urls.length).toBeGreaterThan(0);
+    expect(urls).not.toContain(tidal);
+    for (const url of urls) expect(url.startsWith(`${r.sources.site.origin}/energy/`)).toBe(true);
+    // short: one quoted sentence per section at most (the default quotes up to three).
+    const quoted = body.content
+      .split('\n## ')
+      .slice(1)
+      .map((section) => section.split('\n').filter((line) => line.startsWith('- ')).length);
+    expect(Math.max(...quoted)).toBe(1);
+  });
+
   test('research({stream: true}) yields the SSE stream as Buffers, ending with done', async () => {
     const stream = await client().research('What do wave energy converters do?', { stream: true });
     if (!(Symbol.asyncIterator in stream)) throw new Error('expected a stream');

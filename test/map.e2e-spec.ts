@@ -170,21 +170,19 @@ describe('POST /map', () => {
       );
     });
 
-    test('categories: only the pages of those kinds, told by their path (@tavily/core passes it through)', async () => {
+    test('categories rank: the pages of those kinds, told by their path, first; the others follow (@tavily/core passes it through)', async () => {
       const client = tavily({ apiKey: key, apiBaseURL: app.url });
+      const all = [...DEPTH_1_FETCHED, ...DEPTH_2_NEW];
+      const blogFirst = ['blog/', 'blog/2024-launch.html', 'blog/2024-pricing-update.html', 'blog/2025-roadmap.html'];
       const blog = await client.map(sites.docs(sites.linksOnly.origin), { maxDepth: 2, categories: ['Blog'] });
-      expect(pagesOf(blog.results)).toEqual([
-        'blog/',
-        'blog/2024-launch.html',
-        'blog/2024-pricing-update.html',
-        'blog/2025-roadmap.html',
-      ]);
+      expect(pagesOf(blog.results)).toEqual([...blogFirst, ...all.filter((page) => !blogFirst.includes(page))]);
       const about = await map({
         url: sites.docs(sites.linksOnly.origin),
         max_depth: 2,
         categories: ['About', 'Careers'],
       });
-      expect(pagesOf(about.body.results)).toEqual(['about.html', 'about/team.html', 'about/careers.html']);
+      const aboutFirst = ['about.html', 'about/team.html', 'about/careers.html'];
+      expect(pagesOf(about.body.results)).toEqual([...aboutFirst, ...all.filter((page) => !aboutFirst.includes(page))]);
     });
 
     test('allow_external: off keeps the start host; on (the default) lists and follows the other host', async () => {

@@ -75,7 +75,14 @@ describe("MCP tools on the operator's say (MCP_TOOLS, MCP_TOOL_NAMES=tavily)", (
     expect(Object.keys(byName.get('tavily_map')!.inputSchema.properties!)).not.toContain('extract_depth');
     expect(byName.get('tavily_research')!.inputSchema.required).toEqual(['input']);
     expect(Object.keys(byName.get('tavily_research')!.inputSchema.properties!)).toEqual(
-      expect.arrayContaining(['input', 'model', 'citation_format']),
+      expect.arrayContaining([
+        'input',
+        'model',
+        'citation_format',
+        'include_domains',
+        'exclude_domains',
+        'output_length',
+      ]),
     );
     expect(Object.keys(byName.get('tavily_research')!.inputSchema.properties!)).not.toContain('stream');
     expect(byName.get('tavily_research')!.outputSchema?.properties).toHaveProperty('content');
@@ -180,6 +187,34 @@ describe("MCP tools on the operator's say (MCP_TOOLS, MCP_TOOL_NAMES=tavily)", (
     // The same task over REST: the report is the tool's.
     const rest = await r.get(task.request_id);
     expect(rest.body.content).toBe(task.content);
+  });
+
+  test('tavily_research takes exclude_domains and output_length as POST /research does', async () => {
+    const tidal = page('/energy/tidal-power.html');
+    const result = (await client.callTool(
+      {
+        name: 'tavily_research',
+        arguments: {
+          input: 'How does tidal power work?',
+          model: 'mini',
+          exclude_domains: [tidal.replace(/^http:\/\//, '')],
+          output_length: 'short',
+        },
+      },
+      undefined,
+      { timeout: 60_000 },
+    )) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    const task = result.structuredContent as Structured;
+    expect(task.status).toBe('completed');
+    expect(task.sources.length).toBeGreaterThan(0);
+    expect(task.sources.map((s: { url: string }) => s.url)).not.toContain(tidal);
+    const bad = (await client.callTool({
+      name: 'tavily_research',
+      arguments: { input: 'tides', output_length: 'huge' },
+    })) as CallToolResult;
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/^Invalid arguments for tool tavily_research: output_length must be one of/);
   });
 
   test('invalid arguments are tool errors and free; a key without the scope is refused (403), as over REST', async () => {

@@ -93,6 +93,22 @@ describe('research with an OpenAI-compatible model (LLM_BASE_URL)', () => {
     expect(done.body.content).toContain('## References');
   });
 
+  test('output_length: the model is asked for that length and allowed as many tokens', async () => {
+    const writes: Record<string, { system: string; maxTokens: number }> = {};
+    for (const length of ['short', 'medium', 'long']) {
+      chat.requests.length = 0;
+      const submitted = await r.submit({ input: 'tidal power costs', model: 'mini', output_length: length });
+      expect((await r.settled(submitted.body.request_id)).body.status).toBe('completed');
+      const write = chat.requests.find((c) => c.body.messages[0]!.content.startsWith('You write research reports'))!;
+      writes[length] = { system: write.body.messages[0]!.content, maxTokens: write.body.max_tokens };
+    }
+    expect(writes.short!.system).toMatch(/Keep it short: about 150 to 300 words\.$/);
+    expect(writes.medium!.system).toMatch(/Aim for about 500 to 1,000 words\.$/);
+    expect(writes.long!.system).toMatch(/Make it long and detailed: 1,500 words or more\.$/);
+    expect(writes.short!.maxTokens).toBeLessThan(writes.medium!.maxTokens);
+    expect(writes.long!.maxTokens).toBeGreaterThan(writes.medium!.maxTokens);
+  });
+
   test('output_schema: content is the object the model filled, checked against the schema', async () => {
     const submitted = await r.submit({ input: 'tidal barrages', output_schema: SCHEMA });
     expect(submitted.status).toBe(200);

@@ -63,6 +63,43 @@ describe('research: recovery after a worker dies', () => {
     expect(done.body.usage.credits).toBe(charges[0]!.credits);
   });
 
+  test('a task taken over by another node honours its include_domains, exclude_domains and output_length', async () => {
+    const input = 'How does tidal power work and what does it cost?';
+    const tidal = a.sources.pageUrl('/energy/tidal-power.html');
+    const plain = await a.settled((await a.submit({ input, model: 'mini' })).body.request_id, { timeoutMs: 15_000 });
+    expect(plain.body.sources.map((s: { url: string }) => s.url)).toContain(tidal);
+    const quotedIn = (report: string) =>
+      report
+        .split('\n## ')
+        .slice(1)
+        .map((section) => section.split('\n').filter((line) => line.startsWith('- ')).length);
+    expect(Math.max(...quotedIn(plain.body.content))).toBeGreaterThan(1);
+
+    const submitted = await a.submit({
+      input,
+      model: 'mini',
+      include_domains: ['127.0.0.1/energy'],
+      exclude_domains: [tidal.replace(/^http:\/\//, '')],
+      output_length: 'short',
+    });
+    const id = submitted.body.request_id as string;
+    // Node A runs nothing; a worker claimed the task and died, its lease lapsed: node B takes it over.
+    await db.query(
+      `UPDATE research_jobs SET status = 'in_progress', lease_owner = 'dead-worker', attempts = 1,
+         lease_expires_at = now() - interval '1 second', started_at = now()
+       WHERE request_id = $1 AND status = 'pending'`,
+      [id],
+    );
+    const done = await a.settled(id, { timeoutMs: 15_000 });
+    expect(done.body.status).toBe('completed');
+    expect((await row(id)).attempts).toBe(2);
+    const urls = done.body.sources.map((s: { url: string }) => s.url);
+    expect(urls.length).toBeGreaterThan(0);
+    expect(urls).not.toContain(tidal);
+    for (const url of urls) expect(url.startsWith(`${a.sources.site.origin}/energy/`)).toBe(true);
+    expect(Math.max(...quotedIn(done.body.content))).toBe(1);
+  });
+
   test('a run that died after its charge, before marking the job completed, is completed without a second charge', async () => {
     const submitted = await a.submit({ input: 'How do wave energy converters work?', model: 'mini' });
     const id = submitted.body.request_id as string;

@@ -265,20 +265,21 @@ describe('research: 400 (never billed)', () => {
       { input: 'tides', output_schema: 'a string' },
       'output_schema must be a JSON object (a JSON Schema)',
     ],
+    ['include_domains not a list', { input: 'tides', include_domains: 'noaa.gov' }, 'include_domains must be an array'],
     [
-      'include_domains (research searches every site)',
-      { input: 'tides', include_domains: ['noaa.gov'] },
-      'include_domains is not supported: research tasks here search every site; leave it out, or filter the report sources yourself',
+      'an exclude_domains entry not a string',
+      { input: 'tides', exclude_domains: ['example.com', 42] },
+      'exclude_domains: each value in exclude_domains must be a string',
     ],
     [
-      'exclude_domains',
-      { input: 'tides', exclude_domains: ['example.com'] },
-      'exclude_domains is not supported: research tasks here search every site; leave it out, or filter the report sources yourself',
+      'too many exclude_domains',
+      { input: 'tides', exclude_domains: Array.from({ length: 151 }, (_, i) => `site${i}.example`) },
+      'exclude_domains must contain no more than 150 elements',
     ],
     [
-      'output_length',
-      { input: 'tides', output_length: 'short' },
-      "output_length is not supported: the report's length follows the model (mini or pro); leave it out",
+      'an unknown output_length',
+      { input: 'tides', output_length: 'huge' },
+      'output_length must be one of: short, medium, long',
     ],
   ])('%s: 400', async (_name, body, message) => {
     const answer = await r.submit(body);
@@ -293,10 +294,10 @@ describe('research: 400 (never billed)', () => {
     expect(answer.body.detail.error).toMatch(/output_schema needs a language model.*LLM_BASE_URL/);
   });
 
-  test('@tavily/core: a refused research option surfaces as the error naming it', async () => {
+  test('@tavily/core: a bad research option surfaces as the error naming it', async () => {
     const client = tavily({ apiKey: r.key, apiBaseURL: r.app.url });
-    await expect(client.research('tides', { include_domains: ['noaa.gov'] })).rejects.toThrow(
-      'include_domains is not supported',
+    await expect(client.research('tides', { output_length: 'huge' })).rejects.toThrow(
+      'output_length must be one of: short, medium, long',
     );
   });
 

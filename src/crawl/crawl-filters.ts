@@ -1,4 +1,3 @@
-import { type PageCategory, categoryPatterns } from './page-categories.js';
 import { type UrlPattern, compilePattern } from './url-pattern.js';
 
 export interface FilterOptions {
@@ -6,8 +5,6 @@ export interface FilterOptions {
   readonly excludePaths?: readonly string[] | null;
   readonly selectDomains?: readonly string[] | null;
   readonly excludeDomains?: readonly string[] | null;
-  /** Only pages of one of these kinds, told by their path (page-categories.ts). */
-  readonly categories?: readonly PageCategory[] | null;
   /** Whether pages on other hosts than the start URL's are listed and followed (default true). */
   readonly allowExternal?: boolean;
 }
@@ -15,15 +12,15 @@ export interface FilterOptions {
 /**
  * Which discovered URLs a map or crawl lists and follows. Path patterns run on the decoded path (`/docs/intro`,
  * no query), domain patterns case-insensitively on the host name (no port). A URL passes when it matches at least one
- * `select_*` pattern of each non-empty list, no `exclude_*` pattern, and (with categories) one category's pattern. "External" means another site than the start
- * URL's: its host, the same host with or without `www.`, and its subdomains are internal.
+ * `select_*` pattern of each non-empty list and no `exclude_*` pattern. "External" means another site than the start
+ * URL's: its host, the same host with or without `www.`, and its subdomains are internal. (`categories` do not filter:
+ * they rank the results, page-categories.ts.)
  */
 export class CrawlFilters {
   private readonly selectPaths: UrlPattern[];
   private readonly excludePaths: UrlPattern[];
   private readonly selectDomains: UrlPattern[];
   private readonly excludeDomains: UrlPattern[];
-  private readonly categories: UrlPattern[];
   private readonly allowExternal: boolean;
   private readonly sites: string[];
 
@@ -34,7 +31,6 @@ export class CrawlFilters {
     this.excludePaths = compileAll(options.excludePaths, false);
     this.selectDomains = compileAll(options.selectDomains, true);
     this.excludeDomains = compileAll(options.excludeDomains, true);
-    this.categories = categoryPatterns(options.categories ?? []);
     this.allowExternal = options.allowExternal ?? true;
     this.sites = [siteOf(new URL(startUrl).hostname)];
   }
@@ -58,7 +54,6 @@ export class CrawlFilters {
     const path = decodedPath(url);
     if (this.selectPaths.length && !this.selectPaths.some((p) => p.test(path))) return false;
     if (this.excludePaths.some((p) => p.test(path))) return false;
-    if (this.categories.length && !this.categories.some((p) => p.test(path))) return false;
     return true;
   }
 }
@@ -70,7 +65,8 @@ function siteOf(hostname: string): string {
     .replace(/^www\./, '');
 }
 
-function decodedPath(url: URL): string {
+/** A URL's path, percent-decoded where it decodes (`/docs/intro`, no query). */
+export function decodedPath(url: URL): string {
   try {
     return decodeURI(url.pathname);
   } catch {

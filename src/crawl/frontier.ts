@@ -4,6 +4,7 @@ import type { HostScheduler } from '../fetch/host-scheduler.js';
 import type { CrawlFilters } from './crawl-filters.js';
 import type { PageLink } from './html-outline.js';
 import { LinkQueue } from './link-queue.js';
+import { type PageCategory, categoriesFirst } from './page-categories.js';
 import { keyOf, normalizeUrl } from './normalize-url.js';
 import { type RelevanceFields, type RelevanceRanker, pathOf } from './relevance.js';
 import { parseSitemap } from './sitemap.js';
@@ -20,6 +21,8 @@ import { trimEndChars } from '../common/linear-text.js';
  * - Instructions: the run is best-first instead (runBestFirst): the most promising pages are visited first, a map's
  *   last level is fetched too (for the pages' titles and headings), and up to `limit` × RANKED_DISCOVERY_FACTOR
  *   pages are looked at, of which the `limit` most relevant are returned (relevance.ts).
+ * - Categories: the results of those kinds (told by their path) come before the others, before the limit is applied;
+ *   the run visits the same pages with or without them.
  * - Limit: the number of pages the results may hold. A map lists pages of the last level without fetching them; a
  *   crawl visits (extracts) every page it lists, so its limit bounds the pages processed (without instructions).
  * - Sitemaps (from robots.txt and /sitemap.xml, index files followed) add the pages they list under the start URL's
@@ -45,6 +48,8 @@ export interface FrontierPlan {
   readonly filters: CrawlFilters;
   /** With the request's instructions: guides the run (best-first) and ranks and filters the results; else null. */
   readonly ranker: RelevanceRanker | null;
+  /** The results of these kinds first (page-categories.ts); they filter nothing. */
+  readonly categories?: readonly PageCategory[];
   /** `Date.now()` after which nothing new starts. */
   readonly deadline: number;
   readonly mode: 'map' | 'crawl';
@@ -739,8 +744,15 @@ class FrontierRun<P> {
     );
   }
 
-  /** The results before the limit: in discovery order, or, with instructions, the relevant ones best first. */
+  /**
+   * The results before the limit: in discovery order, or, with instructions, the relevant ones best first; with
+   * categories, the pages of those kinds before the others.
+   */
   private ranked(): Entry<P>[] {
+    return categoriesFirst(this.relevant(), (entry) => entry.url, this.plan.categories ?? []);
+  }
+
+  private relevant(): Entry<P>[] {
     const kept = this.entries.filter((entry) => this.isResult(entry));
     if (!this.ranker) return kept;
     const fields = new Map<string, RelevanceFields>();

@@ -64,7 +64,7 @@ export class ResearchTask {
     emit({ kind: 'planning', model });
     const subQuestions = await this.plan(job.input, model, signal);
     emit({ kind: 'planned', subQuestions });
-    const found = await this.search(subQuestions, model, emit, signal);
+    const found = await this.search(job, subQuestions, emit, signal);
     const sources = await this.read(found, model, signal);
     emit({ kind: 'generating' });
     const { content, cited } = await this.write(job, subQuestions, sources, emit, signal);
@@ -86,14 +86,17 @@ export class ResearchTask {
     return planSubQuestions(input, model);
   }
 
-  /** Each sub-question's hits; a provider's failure (502) fails the task. */
+  /**
+   * Each sub-question's hits, from the sites the job allows (its include_domains and exclude_domains, applied by
+   * every provider as POST /search applies them); a provider's failure (502) fails the task.
+   */
   private async search(
+    job: ResearchJob,
     subQuestions: readonly string[],
-    model: ResearchModel,
     emit: ProgressListener,
     signal: AbortSignal,
   ): Promise<SearchHit[][]> {
-    const limits = RESEARCH_LIMITS[model];
+    const limits = RESEARCH_LIMITS[job.planModel];
     const found: SearchHit[][] = [];
     for (const [index, query] of subQuestions.entries()) {
       signal.throwIfAborted();
@@ -102,6 +105,8 @@ export class ResearchTask {
       try {
         hits = await this.searches.hits({
           ...unfilteredSearchRequest(query, limits.searchDepth, limits.hitsPerSearch),
+          includeDomains: job.includeDomains,
+          excludeDomains: job.excludeDomains,
           signal,
         });
       } catch (error) {
@@ -207,7 +212,7 @@ export class ResearchTask {
     }
     if (this.llm && sources.length > 0) {
       try {
-        const markdown = await llmReport(this.llm, job.input, subQuestions, sources, model, signal);
+        const markdown = await llmReport(this.llm, job, subQuestions, sources, signal);
         const { text, cited } = withCitations(markdown, sources, job.citationFormat);
         const report = cited.length > 0 ? `${text}\n\n${sourcesSection(job.citationFormat, cited)}` : text;
         emit({ kind: 'content', text: report });
@@ -217,7 +222,7 @@ export class ResearchTask {
         this.logger.warn(`LLM report failed, writing an extractive report: ${(error as Error).message}`);
       }
     }
-    const { sections, cited } = extractiveReport(job.input, subQuestions, sources, model, job.citationFormat);
+    const { sections, cited } = extractiveReport(job, subQuestions, sources);
     const parts: string[] = [];
     for (const section of sections) {
       const text = (parts.length > 0 ? '\n\n' : '') + section.markdown;

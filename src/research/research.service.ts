@@ -12,6 +12,7 @@ import type { ResearchSubmittedDto, ResearchTaskDto } from './dto/research-respo
 import type { ResearchJob } from './jobs/research-job.js';
 import { ResearchJobsRepository } from './jobs/research-jobs.repository.js';
 import { ResearchRunner } from './jobs/research-runner.js';
+import { DEFAULT_OUTPUT_LENGTH } from './report/output-length.js';
 import { ResearchTask } from './research-task.js';
 import { maximumResearchCredits } from './research-pricing.js';
 import { resolveModel } from './research-plan.js';
@@ -104,6 +105,9 @@ export class ResearchService {
             planModel,
             citationFormat: request.citation_format ?? 'numbered',
             outputSchema: request.output_schema ?? null,
+            includeDomains: request.include_domains ?? [],
+            excludeDomains: request.exclude_domains ?? [],
+            outputLength: request.output_length ?? DEFAULT_OUTPUT_LENGTH,
             chargeId,
             billingMonth: month,
             reservedCredits: reservation.credits,

@@ -91,8 +91,8 @@ export class MapRequestDto {
   exclude_domains?: string[] | null;
 
   /**
-   * Only pages of these kinds, told by their path (Documentation: /docs/, /guides/, /reference/…; Blog: /blog/,
-   * /news/…; see docs/api.md): they are listed and followed like select_paths.
+   * Pages of these kinds first, told by their path (Documentation: /docs/, /guides/, /reference/…; Blog: /blog/,
+   * /news/…; see docs/extraction.md): they rank the results and never leave a page out.
    */
   @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...PAGE_CATEGORIES] }, nullable: true })
   @IsOptional()

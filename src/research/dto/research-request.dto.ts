@@ -1,8 +1,9 @@
-import { ApiHideProperty, ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
-import { RefusedOption } from '../../http/dto/refused-option.js';
+import { DomainList, MAX_EXCLUDE_DOMAINS, MAX_INCLUDE_DOMAINS } from '../../search/dto/domain-list.js';
 import { CITATION_FORMATS, type CitationFormat } from '../report/citations.js';
+import { DEFAULT_OUTPUT_LENGTH, OUTPUT_LENGTHS, type OutputLength } from '../report/output-length.js';
 import { RESEARCH_MODELS, type RequestedModel } from '../research-pricing.js';
 
 export const MAX_INPUT_LENGTH = 4000;
@@ -43,16 +44,21 @@ export class ResearchRequestDto {
   @IsIn(CITATION_FORMATS, { message: `citation_format must be one of: ${CITATION_FORMATS.join(', ')}` })
   citation_format?: CitationFormat;
 
-  // Options of Tavily's research that a task here cannot keep (its record has no place for them): a 400 names them.
-  @ApiHideProperty()
-  @RefusedOption('research tasks here search every site; leave it out, or filter the report sources yourself')
-  include_domains?: unknown;
+  /**
+   * Only sources from these sites (at most 300): every sub-question's search, of the local index and of the upstream
+   * engines, is restricted to them. A domain (example.com, which includes its subdomains), a wildcard (*.gov) or a
+   * path prefix (example.com/blog).
+   */
+  @DomainList(MAX_INCLUDE_DOMAINS)
+  include_domains?: string[];
 
-  @ApiHideProperty()
-  @RefusedOption('research tasks here search every site; leave it out, or filter the report sources yourself')
-  exclude_domains?: unknown;
+  /** Never a source from these sites (at most 150): a domain, a wildcard (*.example.com) or a path prefix. */
+  @DomainList(MAX_EXCLUDE_DOMAINS)
+  exclude_domains?: string[];
 
-  @ApiHideProperty()
-  @RefusedOption("the report's length follows the model (mini or pro); leave it out")
-  output_length?: unknown;
+  /** How long the report is: `short`, `medium` or `long` (both the extractive report and a model's). */
+  @ApiPropertyOptional({ enum: OUTPUT_LENGTHS, default: DEFAULT_OUTPUT_LENGTH })
+  @IsOptional()
+  @IsIn(OUTPUT_LENGTHS, { message: `output_length must be one of: ${OUTPUT_LENGTHS.join(', ')}` })
+  output_length?: OutputLength;
 }

@@ -2,6 +2,7 @@ import type { KeyEnvironment } from '../../keys/events/key.events.js';
 import type { PriceItem } from '../../metering/events/credits-charged.event.js';
 import type { DeferredReservation } from '../../metering/deferred/deferred-charges.js';
 import type { CitationFormat } from '../report/citations.js';
+import type { OutputLength } from '../report/output-length.js';
 import type { RequestedModel, ResearchCounts, ResearchModel } from '../research-pricing.js';
 
 export type ResearchStatus = 'pending' | 'in_progress' | 'completed' | 'failed';
@@ -27,6 +28,10 @@ export interface ResearchJob {
   readonly planModel: ResearchModel;
   readonly citationFormat: CitationFormat;
   readonly outputSchema: Record<string, unknown> | null;
+  /** Every sub-question's search is restricted to these sites (none: every site) and leaves these out. */
+  readonly includeDomains: readonly string[];
+  readonly excludeDomains: readonly string[];
+  readonly outputLength: OutputLength;
   readonly status: ResearchStatus;
   readonly attempts: number;
   readonly leaseOwner: string | null;

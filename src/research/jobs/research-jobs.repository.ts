@@ -17,6 +17,9 @@ interface JobRow {
   plan_model: ResearchJob['planModel'];
   citation_format: ResearchJob['citationFormat'];
   output_schema: Record<string, unknown> | null;
+  include_domains: string[];
+  exclude_domains: string[];
+  output_length: ResearchJob['outputLength'];
   status: ResearchJob['status'];
   attempts: number;
   lease_owner: string | null;
@@ -47,6 +50,9 @@ const toJob = (r: JobRow): ResearchJob => ({
   planModel: r.plan_model,
   citationFormat: r.citation_format,
   outputSchema: r.output_schema,
+  includeDomains: r.include_domains,
+  excludeDomains: r.exclude_domains,
+  outputLength: r.output_length,
   status: r.status,
   attempts: r.attempts,
   leaseOwner: r.lease_owner,
@@ -78,6 +84,9 @@ export type NewResearchJob = Pick<
   | 'planModel'
   | 'citationFormat'
   | 'outputSchema'
+  | 'includeDomains'
+  | 'excludeDomains'
+  | 'outputLength'
   | 'chargeId'
   | 'billingMonth'
   | 'reservedCredits'
@@ -105,9 +114,9 @@ export class ResearchJobsRepository {
     const inserted = await this.db.query<JobRow>(
       `INSERT INTO research_jobs (request_id, org_id, project_id, key_id, key_environment, idempotency_key, input,
          model, plan_model, citation_format, output_schema, status, charge_id, billing_month, reserved_credits,
-         expires_at, channel)
+         expires_at, channel, include_domains, exclude_domains, output_length)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $13, $14,
-         now() + make_interval(hours => $15), $16)
+         now() + make_interval(hours => $15), $16, $17, $18, $19)
        ON CONFLICT DO NOTHING
        RETURNING *`,
       [
@@ -127,6 +136,9 @@ export class ResearchJobsRepository {
         job.reservedCredits,
         retentionHours,
         job.channel,
+        JSON.stringify(job.includeDomains),
+        JSON.stringify(job.excludeDomains),
+        job.outputLength,
       ],
     );
     if (inserted.rows[0]) return { job: toJob(inserted.rows[0]), created: true };

@@ -1,5 +1,7 @@
 import type { ReadSource } from '../report/read-source.js';
 import { ChatCompletionError, type LlmSettings, chatCompletion, parseJsonObject } from '../../llm/chat-completion.js';
+import type { ResearchJob } from '../jobs/research-job.js';
+import { lengthInstruction, reportMaxTokens } from '../report/output-length.js';
 import { schemaMismatch } from './schema-check.js';
 
 /** Characters of each source a model is given to write from. */
@@ -36,15 +38,15 @@ function sourcesBlock(sources: readonly ReadSource[], chars: number): string {
   return sources.map((s) => `[${s.n}] ${s.title}\nURL: ${s.url}\n${s.content.slice(0, chars)}`).join('\n\n');
 }
 
-/** A markdown report whose every claim cites a source as [n]. */
+/** A markdown report whose every claim cites a source as [n], as long as the job's output_length asks. */
 export async function llmReport(
   settings: LlmSettings,
-  input: string,
+  job: Pick<ResearchJob, 'input' | 'planModel' | 'outputLength'>,
   subQuestions: readonly string[],
   sources: readonly ReadSource[],
-  model: 'mini' | 'pro',
   signal?: AbortSignal,
 ): Promise<string> {
+  const { input, planModel: model, outputLength } = job;
   return chatCompletion(
     settings,
     [
@@ -53,7 +55,8 @@ export async function llmReport(
         content:
           `You write research reports in markdown. ${GROUNDING} Cite the source of every claim with its number in ` +
           'square brackets, e.g. [2], right after the claim. Use a title and one section per sub-question. Do not ' +
-          'add a list of sources: it is added for you.',
+          'add a list of sources: it is added for you. ' +
+          lengthInstruction(outputLength),
       },
       {
         role: 'user',
@@ -62,7 +65,7 @@ export async function llmReport(
           `Sub-questions:\n${subQuestions.map((q) => `- ${q}`).join('\n')}`,
       },
     ],
-    { maxTokens: model === 'pro' ? 3000 : 1500, ...(signal ? { signal } : {}) },
+    { maxTokens: reportMaxTokens(outputLength, model), ...(signal ? { signal } : {}) },
   );
 }
 

@@ -1,13 +1,11 @@
 import { markdownToText } from '../../search/text/markdown-text.js';
 import { proseSentences } from '../../search/text/sentences.js';
 import { words } from '../../search/text/words.js';
-import type { ResearchModel } from '../research-pricing.js';
-import { type CitationFormat, inTextCitation, sourcesSection } from './citations.js';
+import type { ResearchJob } from '../jobs/research-job.js';
+import { inTextCitation, sourcesSection } from './citations.js';
+import { quotesPerSection, quotesPerSource } from './output-length.js';
 import type { ReadSource } from './read-source.js';
 
-/** Quoted sentences per section, and per source within one section. */
-const SENTENCES_PER_SECTION = { mini: 3, pro: 5 } as const;
-const SENTENCES_PER_SOURCE = 2;
 const MAX_SENTENCE_CHARS = 600;
 const MAX_TEXT_PER_SOURCE = 50_000;
 
@@ -50,25 +48,31 @@ export interface ExtractiveReport {
   readonly cited: ReadSource[];
 }
 
+/** What of a task shapes its extractive report. */
+export type ReportedJob = Pick<ResearchJob, 'input' | 'planModel' | 'citationFormat' | 'outputLength'>;
+
 /**
  * The report without a model: a section per sub-question made only of sentences quoted verbatim from the sources
- * read (those that share the most content words with the sub-question), each followed by its citation, and the list
- * of the sources cited. Nothing in it is written by the service but the headings and a note where no source had
- * anything to quote.
+ * read (those that share the most content words with the sub-question; how many, the job's output_length says),
+ * each followed by its citation, and the list of the sources cited. Nothing in it is written by the service but the
+ * headings and a note where no source had anything to quote.
  */
 export function extractiveReport(
-  input: string,
+  job: ReportedJob,
   subQuestions: readonly string[],
   sources: readonly ReadSource[],
-  model: ResearchModel,
-  format: CitationFormat,
 ): ExtractiveReport {
+  const { input, citationFormat: format, outputLength } = job;
+  const limits = {
+    perSection: quotesPerSection(outputLength, job.planModel),
+    perSource: quotesPerSource(outputLength),
+  };
   const used = new Set<string>();
   // The narrower sub-questions choose first: the whole input (the first) can use what fits none of them.
   const quoted: Quote[][] = [];
   const order = subQuestions.map((_, index) => index);
   for (const index of [...order.slice(1), ...order.slice(0, 1)]) {
-    quoted[index] = bestQuotes(subQuestions[index]!, index, sources, SENTENCES_PER_SECTION[model], used);
+    quoted[index] = bestQuotes(subQuestions[index]!, index, sources, limits, used);
   }
   const numbers = new Map<string, number>();
   const cited: ReadSource[] = [];
@@ -91,12 +95,15 @@ export function extractiveReport(
   return { sections, cited };
 }
 
-/** The sentences of the sources that best answer `question`, found for it first, never one quoted twice. */
+/**
+ * The sentences of the sources that best answer `question` (at most `perSection`, and `perSource` of one source),
+ * found for it first, never one quoted twice.
+ */
 export function bestQuotes(
   question: string,
   index: number,
   sources: readonly ReadSource[],
-  limit: number,
+  limits: { readonly perSection: number; readonly perSource: number },
   used: Set<string>,
 ): Quote[] {
   const terms = contentTerms(question);
@@ -124,10 +131,10 @@ export function bestQuotes(
   const chosen: { quote: Quote; order: number }[] = [];
   const perSource = new Map<number, number>();
   for (const candidate of candidates) {
-    if (chosen.length >= limit) break;
+    if (chosen.length >= limits.perSection) break;
     const { sentence, source } = candidate.quote;
     const key = sentence.toLowerCase();
-    if (used.has(key) || (perSource.get(source.n) ?? 0) >= SENTENCES_PER_SOURCE) continue;
+    if (used.has(key) || (perSource.get(source.n) ?? 0) >= limits.perSource) continue;
     used.add(key);
     perSource.set(source.n, (perSource.get(source.n) ?? 0) + 1);
     chosen.push(candidate);

@@ -1,6 +1,4 @@
 import {
-  ArrayMaxSize,
-  IsArray,
   IsBoolean,
   IsIn,
   IsInt,
@@ -15,6 +13,7 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { DomainList, MAX_EXCLUDE_DOMAINS, MAX_INCLUDE_DOMAINS } from './domain-list.js';
 
 export const SEARCH_DEPTHS = ['basic', 'advanced', 'fast', 'ultra-fast'] as const;
 export const TOPICS = ['general', 'news', 'finance'] as const;
@@ -130,21 +129,13 @@ export class SearchRequestDto {
    * Only return results from these sites (at most 300): a domain (example.com, which includes its subdomains),
    * a wildcard (*.gov) or a path prefix (example.com/blog).
    */
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(300)
-  @IsString({ each: true })
-  @MaxLength(500, { each: true })
+  @DomainList(MAX_INCLUDE_DOMAINS)
   include_domains?: string[];
 
   /**
    * Never return results from these sites (at most 150): a domain, a wildcard (*.example.com) or a path prefix.
    */
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(150)
-  @IsString({ each: true })
-  @MaxLength(500, { each: true })
+  @DomainList(MAX_EXCLUDE_DOMAINS)
   exclude_domains?: string[];
 
   /**
