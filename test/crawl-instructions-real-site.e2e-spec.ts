@@ -106,63 +106,62 @@ const CASES: readonly Case[] = [
 
 const TOP = 5;
 
-(existsSync(REAL_SITE_DIR) ? describe : describe.skip)(
-  'instructions on a real documentation site (Django docs)',
-  () => {
-    let smtp: SmtpSink;
-    let app: TestApp;
-    let site: StaticSite;
-    let key: string;
+const real = existsSync(REAL_SITE_DIR) ? describe : describe.skip;
 
-    beforeAll(async () => {
-      smtp = await SmtpSink.start();
-      site = await new StaticSite(REAL_SITE_DIR).start();
-      app = await startTestApp({ env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1' } });
-      key = (await (await meteredOrganization(app, smtp, 'real-site@a.test')).key()).key;
-    }, 60_000);
-    afterAll(async () => {
-      await app?.close();
-      await smtp?.stop();
-      await site?.stop();
-      if (app) await dropSchema(app.schema);
-    });
+real('instructions on a real documentation site (Django docs)', () => {
+  let smtp: SmtpSink;
+  let app: TestApp;
+  let site: StaticSite;
+  let key: string;
 
-    test('the first results are relevant pages, the index pages are not among them', async () => {
-      const client = tavily({ apiKey: key, apiBaseURL: app.url });
-      const rows: string[] = [];
-      const tops: string[][] = [];
-      for (const example of CASES) {
-        const url = `${site.origin}${example.start}`;
-        // Links to other hosts are not followed: this machine has no internet.
-        const options = { ...example.options, allowExternal: false, instructions: example.instructions };
-        const started = Date.now();
-        const urls =
-          example.operation === 'map'
-            ? (await client.map(url, options)).results
-            : (await client.crawl(url, options)).results.map((result) => result.url);
-        const seconds = (Date.now() - started) / 1000;
-        const top = urls.slice(0, TOP).map((found) => found.slice(site.origin.length));
-        tops.push(top);
-        const relevant = top.filter((path) => example.relevant.includes(path)).length;
-        rows.push(
-          `${example.operation} ${example.start} "${example.instructions}" ${JSON.stringify(example.options)}: ` +
-            `${relevant} relevant of the first ${top.length} (${urls.length} results, ${seconds.toFixed(1)} s): ` +
-            top.join(' '),
-        );
-      }
-      process.stdout.write(`${rows.join('\n')}\n`);
-      for (const [index, example] of CASES.entries()) {
-        const top = tops[index]!;
-        const relevant = top.filter((path) => example.relevant.includes(path));
-        // The first result is relevant, and at least half of the first five are.
-        expect([example.instructions, example.relevant.includes(top[0] ?? '')]).toEqual([example.instructions, true]);
-        expect(relevant.length).toBeGreaterThanOrEqual(Math.ceil(top.length / 2));
-        expect(
-          top.filter(
-            (path) => /\/(genindex|py-modindex|index|contents)\.html$/.test(path) && path.split('/').length === 2,
-          ),
-        ).toEqual([]);
-      }
-    }, 300_000);
-  },
-);
+  beforeAll(async () => {
+    smtp = await SmtpSink.start();
+    site = await new StaticSite(REAL_SITE_DIR).start();
+    app = await startTestApp({ env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1' } });
+    key = (await (await meteredOrganization(app, smtp, 'real-site@a.test')).key()).key;
+  }, 60_000);
+  afterAll(async () => {
+    await app?.close();
+    await smtp?.stop();
+    await site?.stop();
+    if (app) await dropSchema(app.schema);
+  });
+
+  test('the first results are relevant pages, the index pages are not among them', async () => {
+    const client = tavily({ apiKey: key, apiBaseURL: app.url });
+    const rows: string[] = [];
+    const tops: string[][] = [];
+    for (const example of CASES) {
+      const url = `${site.origin}${example.start}`;
+      // Links to other hosts are not followed: this machine has no internet.
+      const options = { ...example.options, allowExternal: false, instructions: example.instructions };
+      const started = Date.now();
+      const urls =
+        example.operation === 'map'
+          ? (await client.map(url, options)).results
+          : (await client.crawl(url, options)).results.map((result) => result.url);
+      const seconds = (Date.now() - started) / 1000;
+      const top = urls.slice(0, TOP).map((found) => found.slice(site.origin.length));
+      tops.push(top);
+      const relevant = top.filter((path) => example.relevant.includes(path)).length;
+      rows.push(
+        `${example.operation} ${example.start} "${example.instructions}" ${JSON.stringify(example.options)}: ` +
+          `${relevant} relevant of the first ${top.length} (${urls.length} results, ${seconds.toFixed(1)} s): ` +
+          top.join(' '),
+      );
+    }
+    process.stdout.write(`${rows.join('\n')}\n`);
+    for (const [index, example] of CASES.entries()) {
+      const top = tops[index]!;
+      const relevant = top.filter((path) => example.relevant.includes(path));
+      // The first result is relevant, and at least half of the first five are.
+      expect([example.instructions, example.relevant.includes(top[0] ?? '')]).toEqual([example.instructions, true]);
+      expect(relevant.length).toBeGreaterThanOrEqual(Math.ceil(top.length / 2));
+      expect(
+        top.filter(
+          (path) => /\/(genindex|py-modindex|index|contents)\.html$/.test(path) && path.split('/').length === 2,
+        ),
+      ).toEqual([]);
+    }
+  }, 300_000);
+});
