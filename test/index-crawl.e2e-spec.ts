@@ -2,22 +2,10 @@ import { existsSync, readdirSync } from 'node:fs';
 import { type AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import { runCli } from '../src/cli/run-cli.js';
+import { operatorCli } from './support/operator-cli.js';
 import { REAL_SITE_DIR } from './support/real-site.js';
 import { StaticSite } from './support/static-site.js';
 import { TEST_DATABASE_URL, type TestDatabase, createTestDatabase } from './support/test-database.js';
-
-function capture() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  return { stream, text: () => text };
-}
 
 function htmlFiles(dir: string): number {
   return readdirSync(dir, { withFileTypes: true, recursive: true }).filter(
@@ -37,12 +25,7 @@ describe('npm run cli -- index <url> --crawl (a site without a sitemap, by its l
   let database: TestDatabase;
   let env: NodeJS.ProcessEnv;
 
-  const cli = async (...argv: string[]) => {
-    const stdout = capture();
-    const stderr = capture();
-    const code = await runCli(argv, env, { stdout: stdout.stream, stderr: stderr.stream });
-    return { code, stdout: stdout.text(), stderr: stderr.text() };
-  };
+  const cli = (...argv: string[]) => operatorCli(env, ...argv);
   const indexedUrls = async () =>
     (await database.db.query<{ url: string }>('SELECT url FROM documents ORDER BY url')).rows.map((row) => row.url);
 
