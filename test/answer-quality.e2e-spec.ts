@@ -4,9 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { DocumentIndexWriter, type IndexedDocument } from '../src/crawl/document-index.writer.js';
 import { extractHtml } from '../src/extract/html/html-page.js';
 import { type SearchApp, startSearchApp } from './fixtures/search/search-app.js';
+import { REAL_SITE_DIR } from './support/real-site.js';
 
-/** The development copy of a real documentation site (Django's docs), when it is here. */
-const REAL_SITE = process.env.REAL_SITE_DIR ?? '/work/shared/data/real-site/site';
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 interface Question {
@@ -58,15 +57,15 @@ function documentsOf(root: string, origin: string): IndexedDocument[] {
  * answer quotes an answering sentence; a wrong one quotes none; no answer is right only where the site has none.
  * Scored on each half of the questions (odd and even) so that a rule fitted to some questions shows on the others.
  */
-const real = existsSync(REAL_SITE) ? describe : describe.skip;
-if (!existsSync(REAL_SITE)) console.log(`answer quality: skipped (${REAL_SITE} is not here)`);
+const real = existsSync(REAL_SITE_DIR) ? describe : describe.skip;
+if (!existsSync(REAL_SITE_DIR)) console.log(`answer quality: skipped (${REAL_SITE_DIR} is not here)`);
 
 real('extractive answers on a real documentation site', () => {
   let s: SearchApp;
   const verdicts: Verdict[] = [];
   beforeAll(async () => {
     s = await startSearchApp();
-    await s.app.app.get(DocumentIndexWriter).upsert(documentsOf(REAL_SITE, 'https://docs.djangoproject.test'));
+    await s.app.app.get(DocumentIndexWriter).upsert(documentsOf(REAL_SITE_DIR, 'https://docs.djangoproject.test'));
     for (const question of QUESTIONS) {
       const response = await s.search({ query: question.question, include_answer: true });
       const answer = response.body.answer as string | null;

@@ -1,43 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { ProjectionRunner } from '../projections/projection-runner.js';
 import { READ_MODEL_PROJECTORS, READ_MODELS_CHECKPOINT } from '../projections/read-models/index.js';
-import { runCli } from '../src/cli/run-cli.js';
 import { toNewEvent } from '../src/event-store/domain-event.js';
 import { PostgresEventStore } from '../src/event-store/postgres/postgres-event-store.js';
 import { type CreditsCharged, chargesStream } from '../src/metering/events/credits-charged.event.js';
+import { operatorCli } from './support/operator-cli.js';
 import { TEST_DATABASE_URL, type TestDatabase, createTestDatabase } from './support/test-database.js';
-
-interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function capture(): { stream: Writable; text: () => string } {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  return { stream, text: () => text };
-}
-
-async function run(env: NodeJS.ProcessEnv, ...argv: string[]): Promise<CliResult> {
-  const stdout = capture();
-  const stderr = capture();
-  const code = await runCli(argv, env, { stdout: stdout.stream, stderr: stderr.stream });
-  return { code, stdout: stdout.text(), stderr: stderr.text() };
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('operator CLI', () => {
   let database: TestDatabase;
   let env: NodeJS.ProcessEnv;
-  const cli = (...argv: string[]) => run(env, ...argv);
+  const cli = (...argv: string[]) => operatorCli(env, ...argv);
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -97,7 +72,7 @@ describe('operator CLI', () => {
       [['project', 'list', randomUUID(), 'extra'], /unexpected argument "extra"/],
     ];
     for (const [argv, message] of cases) {
-      const result = await run(unreachable, ...argv);
+      const result = await operatorCli(unreachable, ...argv);
       expect({ argv, code: result.code }).toEqual({ argv, code: 2 });
       expect(result.stderr).toMatch(message);
       expect(result.stdout).toBe('');
@@ -105,10 +80,10 @@ describe('operator CLI', () => {
   });
 
   test('invalid configuration exits 2; an unreachable database exits 1 with the cause', async () => {
-    const config = await run({ DATABASE_URL: 'mysql://x' }, 'org', 'list');
+    const config = await operatorCli({ DATABASE_URL: 'mysql://x' }, 'org', 'list');
     expect(config.code).toBe(2);
     expect(config.stderr).toMatch(/DATABASE_URL must be a postgres:\/\/ URL/);
-    const down = await run({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, 'org', 'list');
+    const down = await operatorCli({ DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }, 'org', 'list');
     expect(down.code).toBe(1);
     expect(down.stderr).toMatch(/ECONNREFUSED/);
   });
@@ -345,10 +320,10 @@ describe('operator CLI', () => {
     try {
       await lock.query('SELECT pg_advisory_lock(hashtext($1))', [`projection:${database.schema}:read_models`]);
       const stuckEnv = { ...env, PROJECTION_WAIT_TIMEOUT_MS: '200' };
-      const created = await run(stuckEnv, 'org', 'create', '--name', 'Stuck');
+      const created = await operatorCli(stuckEnv, 'org', 'create', '--name', 'Stuck');
       expect(created.code).toBe(0);
       expect(created.stderr).toMatch(/recorded, but the read models do not show it yet/);
-      const listed = await run(stuckEnv, 'org', 'list');
+      const listed = await operatorCli(stuckEnv, 'org', 'list');
       expect(listed.code).toBe(0);
       expect(listed.stderr).toMatch(/read models are behind the event store/);
       expect(listed.stdout).not.toContain('Stuck');

@@ -1,12 +1,10 @@
 import { existsSync } from 'node:fs';
 import { tavily } from '@tavily/core';
 import { meteredOrganization } from './support/metering-fixture.js';
+import { REAL_SITE_DIR } from './support/real-site.js';
 import { SmtpSink } from './support/smtp-sink.js';
 import { StaticSite } from './support/static-site.js';
 import { type TestApp, dropSchema, startTestApp } from './support/test-app.js';
-
-/** The development copy of a real documentation site (Django's docs, 499 pages), when it is here. */
-const REAL_SITE = process.env.REAL_SITE_DIR ?? '/work/shared/data/real-site/site';
 
 interface Case {
   readonly name: string;
@@ -108,7 +106,9 @@ const CASES: readonly Case[] = [
 
 const TOP = 5;
 
-(existsSync(REAL_SITE) ? describe : describe.skip)('instructions on a real documentation site (Django docs)', () => {
+const real = existsSync(REAL_SITE_DIR) ? describe : describe.skip;
+
+real('instructions on a real documentation site (Django docs)', () => {
   let smtp: SmtpSink;
   let app: TestApp;
   let site: StaticSite;
@@ -116,7 +116,7 @@ const TOP = 5;
 
   beforeAll(async () => {
     smtp = await SmtpSink.start();
-    site = await new StaticSite(REAL_SITE).start();
+    site = await new StaticSite(REAL_SITE_DIR).start();
     app = await startTestApp({ env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1' } });
     key = (await (await meteredOrganization(app, smtp, 'real-site@a.test')).key()).key;
   }, 60_000);

@@ -7,6 +7,7 @@ import {
   newPage,
   screenshot,
 } from './support/dashboard-browser.js';
+import { eventually } from './support/eventually.js';
 import { RequestLogWriter } from '../src/request-log/request-log.writer.js';
 import { SmtpSink } from './support/smtp-sink.js';
 import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
@@ -106,16 +107,6 @@ describeBrowser('the dashboard manages projects and keys', () => {
     await context.close();
   }, 60_000);
 
-  /** Waits until a read model (usage, ledger) has caught up with the charges. */
-  async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-    for (const deadline = Date.now() + 15_000; ;) {
-      const value = await read();
-      if (done(value)) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
   for (const [device, viewport] of DEVICES) {
     test(`Key page (${device}): from the list to one key's facts, usage and recent requests; rename and revoke there`, async () => {
       const name = `Crawler ${device}`;
@@ -135,10 +126,10 @@ describeBrowser('the dashboard manages projects and keys', () => {
       });
       expect(refused.status).toBe(403);
       const usage = await eventually(
+        'the usage report',
         async () => (await call(app.url, 'GET', `/orgs/${owner.orgId}/usage`, { token: owner.session })).body,
         (report) =>
           report.by_key.some((k: { key_id: string; requests: number }) => k.key_id === keyId && k.requests === 3),
-        'the usage report',
       );
       const byKey = usage.by_key.find((k: { key_id: string }) => k.key_id === keyId);
       await app.app.get(RequestLogWriter).flush();

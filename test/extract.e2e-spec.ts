@@ -1,10 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tavily } from '@tavily/core';
+import { closedPort } from './support/failing-sites.js';
 import { chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { FixtureSite } from './support/fixture-site.js';
 import { SmtpSink } from './support/smtp-sink.js';
@@ -14,15 +12,6 @@ const YOUTUBE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const CHROMIUM = '/usr/bin/chromium';
 /** A well-formed URL for requests that fail validation before anything is fetched. */
 const VALID = 'https://example.com/a.html';
-
-/** A port on 127.0.0.1 where nothing listens. */
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** POST /extract over HTTP against the fixture site on 127.0.0.1 (YOUTUBE_BASE_URL points at its /youtube). */
 describe('POST /extract', () => {

@@ -1,6 +1,4 @@
 import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { Test } from '@nestjs/testing';
 import iconv from 'iconv-lite';
@@ -10,6 +8,7 @@ import { FetchModule } from '../src/fetch/fetch.module.js';
 import { FETCHER, FetchError, type FetchErrorCode, type Fetcher } from '../src/fetch/fetcher.port.js';
 import { SafeFetcher } from '../src/fetch/safe-fetcher.js';
 import type { HostResolver } from '../src/fetch/safe-lookup.js';
+import { closedPort } from './support/failing-sites.js';
 import { FixtureSite } from './support/fixture-site.js';
 
 const USER_AGENT = 'SearchLedgerBot/0.1 (+https://example.invalid/bot)';
@@ -50,15 +49,6 @@ function fakeDns(names: Record<string, string[]>, calls: string[] = []): HostRes
     }
     return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
   };
-}
-
-/** A port on 127.0.0.1 where nothing listens. */
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 const LATIN1_TEXT = 'Le garçon était très ému : « Où est la fête ? » Déjà l’été, sœur — à bientôt, Noël. '.repeat(20);

@@ -8,6 +8,7 @@ import { DemoSeedService } from '../src/demo/demo-seed.service.js';
 import { EVENT_STORE, type EventStore, WrongExpectedVersionError } from '../src/event-store/event-store.port.js';
 import { TimedEventStore } from '../src/observability/timed-event-store.js';
 import { REDIS, type RedisClient } from '../src/redis/redis.module.js';
+import { eventually } from './support/eventually.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from './support/test-database.js';
 
 interface Started {
@@ -46,15 +47,6 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return undefined;
 }
 
-async function eventually<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (accept(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 const someEvent = () => ({ id: randomUUID(), type: 'HealthProbeTested', data: { at: new Date().toISOString() } });
 
 describe('operating the service: /healthz, /readyz, /metrics', () => {
@@ -87,6 +79,7 @@ describe('operating the service: /healthz, /readyz, /metrics', () => {
     // The node answers ready before its projector has taken the leadership (a follower is ready): wait for both.
     const runner = node.app.get(ProjectionRunner);
     const ready = await eventually(
+      'ready with the projections caught up',
       () => getJson(`${node.url}/readyz`),
       (r) => r.status === 200 && runner.hasCaughtUp,
     );
@@ -131,6 +124,7 @@ describe('operating the service: /healthz, /readyz, /metrics', () => {
 
   test('GET /metrics has the event-loop delay: a histogram of how late a 500 ms timer ran, and the lag gauges', async () => {
     const text = await eventually(
+      'two event-loop delay samples',
       () => scrape(node.url),
       (t) => (sample(t, 'event_loop_delay_seconds_count') ?? 0) >= 2,
     );
@@ -169,6 +163,7 @@ describe('operating the service: /healthz, /readyz, /metrics', () => {
   test('a node without Redis that does not run the projector is ready from the shared checkpoint', async () => {
     second = await start({ DATABASE_SCHEMA: schema, RUN_PROJECTIONS: 'false', DEMO_SEED: 'false' });
     const ready = await eventually(
+      'the second node ready',
       () => getJson(`${second!.url}/readyz`),
       (r) => r.status === 200,
     );

@@ -2,24 +2,10 @@ import { existsSync, readdirSync } from 'node:fs';
 import { type AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import { runCli } from '../src/cli/run-cli.js';
+import { operatorCli } from './support/operator-cli.js';
+import { REAL_SITE_DIR } from './support/real-site.js';
 import { StaticSite } from './support/static-site.js';
 import { TEST_DATABASE_URL, type TestDatabase, createTestDatabase } from './support/test-database.js';
-
-/** The development copy of a real documentation site (Django's docs, 499 pages, no sitemap), when it is here. */
-const REAL_SITE = process.env.REAL_SITE_DIR ?? '/work/shared/data/real-site/site';
-
-function capture() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  return { stream, text: () => text };
-}
 
 function htmlFiles(dir: string): number {
   return readdirSync(dir, { withFileTypes: true, recursive: true }).filter(
@@ -39,12 +25,7 @@ describe('npm run cli -- index <url> --crawl (a site without a sitemap, by its l
   let database: TestDatabase;
   let env: NodeJS.ProcessEnv;
 
-  const cli = async (...argv: string[]) => {
-    const stdout = capture();
-    const stderr = capture();
-    const code = await runCli(argv, env, { stdout: stdout.stream, stderr: stderr.stream });
-    return { code, stdout: stdout.text(), stderr: stderr.text() };
-  };
+  const cli = (...argv: string[]) => operatorCli(env, ...argv);
   const indexedUrls = async () =>
     (await database.db.query<{ url: string }>('SELECT url FROM documents ORDER BY url')).rows.map((row) => row.url);
 
@@ -139,12 +120,14 @@ describe('npm run cli -- index <url> --crawl (a site without a sitemap, by its l
     expect(result.stderr).toContain('--max-depth goes with --crawl');
   });
 
-  const real = existsSync(REAL_SITE) ? test : test.skip;
-  if (!existsSync(REAL_SITE)) console.log(`index --crawl: the real-site test is skipped (${REAL_SITE} is not here)`);
+  const real = existsSync(REAL_SITE_DIR) ? test : test.skip;
+  if (!existsSync(REAL_SITE_DIR)) {
+    console.log(`index --crawl: the real-site test is skipped (${REAL_SITE_DIR} is not here)`);
+  }
   real(
     'the real documentation site (no sitemap): every page indexed; the failures are its links to missing files',
     async () => {
-      const site = await new StaticSite(REAL_SITE).start();
+      const site = await new StaticSite(REAL_SITE_DIR).start();
       try {
         const result = await cli('index', `${site.origin}/index.html`, '--crawl');
         expect(result.code).toBe(0);
@@ -153,7 +136,7 @@ describe('npm run cli -- index <url> --crawl (a site without a sitemap, by its l
         const [found, indexed, failed] = match!.slice(1).map(Number) as [number, number, number];
         // The failures, if a page of the site is among them, say why.
         expect(result.stdout.split('\n').filter((line) => /failed: .*\.html:/.test(line))).toEqual([]);
-        expect(indexed).toBe(htmlFiles(REAL_SITE));
+        expect(indexed).toBe(htmlFiles(REAL_SITE_DIR));
         expect(await indexedUrls()).toHaveLength(indexed);
         expect(found).toBe(indexed + failed);
         expect(result.stdout).toMatch(

@@ -1,33 +1,16 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { runCli } from '../src/cli/run-cli.js';
 import { LocalIndex } from '../src/search/index/local-index.js';
 import { type DocsSites, startDocsSites } from './support/docs-sites.js';
+import { operatorCli } from './support/operator-cli.js';
 import { TEST_DATABASE_URL, type TestDatabase, createTestDatabase } from './support/test-database.js';
-
-function capture() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  return { stream, text: () => text };
-}
 
 describe('npm run cli -- index <url|sitemap>', () => {
   let database: TestDatabase;
   let sites: DocsSites;
   let env: NodeJS.ProcessEnv;
 
-  const cli = async (...argv: string[]) => {
-    const stdout = capture();
-    const stderr = capture();
-    const code = await runCli(argv, env, { stdout: stdout.stream, stderr: stderr.stream });
-    return { code, stdout: stdout.text(), stderr: stderr.text() };
-  };
+  const cli = (...argv: string[]) => operatorCli(env, ...argv);
   const count = async () =>
     Number((await database.db.query<{ n: string }>('SELECT count(*) AS n FROM documents')).rows[0]!.n);
 

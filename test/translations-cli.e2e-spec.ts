@@ -1,7 +1,7 @@
 import { DocumentIndexWriter } from '../src/crawl/document-index.writer.js';
 import { LocalIndex } from '../src/search/index/local-index.js';
 import { translationCorpus } from './fixtures/search/translation-corpus.js';
-import { operatorCli } from './support/fault-harness.js';
+import { operatorCli } from './support/operator-cli.js';
 import { TEST_DATABASE_URL, type TestDatabase, createTestDatabase } from './support/test-database.js';
 
 /** `npm run cli -- translations learn`: translations learned ahead of the queries, so that first queries use them. */

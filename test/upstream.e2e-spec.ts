@@ -1,6 +1,4 @@
 import { BadGatewayException, Logger } from '@nestjs/common';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { loadConfig } from '../src/config/app-config.js';
 import type { ProviderSearchRequest, SearchProvider } from '../src/search/providers/search-provider.port.js';
 import { unfilteredSearchRequest } from '../src/search/search-request.js';
@@ -11,6 +9,7 @@ import {
   upstreamClients,
   upstreamSearchProviders,
 } from '../src/search/upstream/index.js';
+import { closedPort } from './support/failing-sites.js';
 import { UpstreamServer } from './support/upstream-servers.js';
 
 const DAY = 86_400_000;
@@ -21,16 +20,6 @@ const request = (overrides: Partial<ProviderSearchRequest> = {}): ProviderSearch
   ...unfilteredSearchRequest('sea wall overtopping', 'basic', 5),
   ...overrides,
 });
-
-/** A port on 127.0.0.1 where nothing listens. */
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function failure(promise: Promise<unknown>): Promise<{ status: number; error: string }> {
   try {

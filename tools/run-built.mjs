@@ -1,7 +1,7 @@
-// `node tools/run-built.mjs <dist module> [args...]`: runs a built entry point (dist/src/cli/main.js, say) with
-// the given arguments, after `npm run build` only when a build input changed since the last successful build
-// (see tools/build-sources.mjs). `npm run cli` and the other operator scripts go through it, so that a call on a
-// built checkout starts at once.
+// `node tools/run-built.mjs <dist module> [args...]`: runs a built entry point (dist/src/main.js, say) with the given
+// arguments, after `npm run build` only when dist/ holds no finished build or a build input changed since the last
+// successful one (see tools/build-sources.mjs). `npm start`, `npm run cli` and the other operator scripts go through
+// it, so that a start on a built checkout does not wait for a build.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,18 +14,21 @@ if (!target) {
   process.exit(2);
 }
 
-/** Whether dist/ holds a successful build of the current sources. */
-function isCurrent() {
+/** Why dist/ needs a build first, or null when it holds a successful build of the current sources. */
+function buildReason() {
+  let stamp;
   try {
-    const stamp = JSON.parse(readFileSync(STAMP, 'utf8'));
-    return typeof stamp.sources_before === 'number' && newestSourceTime() < stamp.sources_before;
+    stamp = JSON.parse(readFileSync(STAMP, 'utf8'));
   } catch {
-    return false;
+    return 'no finished build in dist/';
   }
+  if (typeof stamp?.sources_before !== 'number') return 'no finished build in dist/';
+  return newestSourceTime() < stamp.sources_before ? null : 'sources changed since the last build';
 }
 
-if (!isCurrent()) {
-  process.stderr.write('sources changed since the last build: npm run build\n');
+const reason = buildReason();
+if (reason) {
+  process.stderr.write(`${reason}: npm run build\n`);
   const npm = process.env.npm_execpath
     ? [process.execPath, [process.env.npm_execpath]]
     : [process.platform === 'win32' ? 'npm.cmd' : 'npm', []];

@@ -2,7 +2,7 @@ import { createClient } from 'redis';
 import { Database, quoteIdent } from '../../src/database/database.js';
 import { counterKeys } from '../../src/metering/counter-keys.js';
 import { AppProcess, runBuiltCli, stopAllAppProcesses } from '../support/app-process.js';
-import { eventually, sleep } from '../support/fault-harness.js';
+import { eventually, sleep } from '../support/eventually.js';
 import { type HttpAnswer, call, createProjectAndKey } from '../support/http-api.js';
 import { RoundRobinProxy, UPSTREAM_HEADER } from '../support/round-robin-proxy.js';
 import { SmtpSink, signInTokenFrom } from '../support/smtp-sink.js';

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Database, quoteIdent } from '../../src/database/database.js';
 import { AppProcess, PROJECT_ROOT, stopAllAppProcesses } from '../support/app-process.js';
+import { eventually } from '../support/eventually.js';
 import { TEST_DATABASE_URL, uniqueName } from '../support/test-database.js';
 
 /**
@@ -25,19 +26,6 @@ type LogLine = Record<string, unknown>;
 
 const watchdogLines = (app: AppProcess): LogLine[] =>
   app.logLines().filter((line) => line.context === 'EventLoopWatchdog');
-
-async function eventually<T>(
-  probe: () => Promise<T> | T,
-  accept: (value: T) => boolean,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (accept(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** Value of the sample `name{labels...}` whose labels include `labels`; undefined when there is none. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -116,8 +104,10 @@ describe('the event-loop watchdog of the server process', () => {
     });
     expect(
       await eventually(
+        'the address line',
         () => app.output,
         (output) => output.includes('listening on'),
+        20_000,
       ),
     ).toContain('(embedded mode)');
 
@@ -131,8 +121,10 @@ describe('the event-loop watchdog of the server process', () => {
     });
 
     const lines = await eventually(
+      "the watchdog's two lines",
       () => watchdogLines(app),
       (found) => found.length >= 2,
+      20_000,
     );
     expect(lines).toEqual([
       expect.objectContaining({

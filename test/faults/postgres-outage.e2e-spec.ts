@@ -1,10 +1,12 @@
 import { ProjectionRunner } from '../../projections/projection-runner.js';
 import { EVENT_STORE, type EventStore, START } from '../../src/event-store/event-store.port.js';
 import { MESSAGES } from '../../src/metering/metering.errors.js';
-import { type Outcome, eventually, operatorCli, sleep, timedCall } from '../support/fault-harness.js';
+import { eventually, sleep } from '../support/eventually.js';
+import { type Outcome, timedCall } from '../support/fault-harness.js';
 import { FixtureSite } from '../support/fixture-site.js';
 import { changePlan, chargesOf, meteredOrganization } from '../support/metering-fixture.js';
 import { MeteredTestRoutesModule } from '../support/metered-test-routes.js';
+import { operatorCli } from '../support/operator-cli.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 import { type TestApp, dropSchema, startTestApp } from '../support/test-app.js';

@@ -1,6 +1,7 @@
 import type { RedisClient } from '../../src/redis/redis.module.js';
 import { counterKeys } from '../../src/metering/counter-keys.js';
-import { eventually, expectLedgerAgrees, sleep, timedCall } from '../support/fault-harness.js';
+import { eventually, sleep } from '../support/eventually.js';
+import { expectLedgerAgrees, timedCall } from '../support/fault-harness.js';
 import { changePlan, chargesOf, meteredOrganization } from '../support/metering-fixture.js';
 import type { PrivateRedis } from '../support/private-redis.js';
 import { type RedisFaultApp, startRedisFaultApp } from '../support/redis-fault-app.js';

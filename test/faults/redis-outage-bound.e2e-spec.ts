@@ -1,4 +1,5 @@
-import { type Outcome, eventually, expectLedgerAgrees, sleep, timedCall } from '../support/fault-harness.js';
+import { eventually, sleep } from '../support/eventually.js';
+import { type Outcome, expectLedgerAgrees, timedCall } from '../support/fault-harness.js';
 import { changePlan, chargesOf, meteredOrganization } from '../support/metering-fixture.js';
 import type { PrivateRedis } from '../support/private-redis.js';
 import { type RedisFaultApp, startRedisFaultApp } from '../support/redis-fault-app.js';

@@ -1,8 +1,10 @@
 import { createClient } from 'redis';
 import { counterKeys } from '../../src/metering/counter-keys.js';
-import { type Outcome, eventually, operatorCli, sleep, timedCall } from '../support/fault-harness.js';
+import { eventually, sleep } from '../support/eventually.js';
+import { type Outcome, timedCall } from '../support/fault-harness.js';
 import { changePlan, chargesOf, meteredOrganization } from '../support/metering-fixture.js';
 import { MeteredTestRoutesModule } from '../support/metered-test-routes.js';
+import { operatorCli } from '../support/operator-cli.js';
 import { PrivateRedis } from '../support/private-redis.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import { type TestApp, dropSchema, startTestApp } from '../support/test-app.js';

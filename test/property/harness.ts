@@ -1,7 +1,4 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Injectable, Module } from '@nestjs/common';
@@ -14,6 +11,7 @@ import { Database } from '../../src/database/database.js';
 import { dashboardAssetsDir } from '../../src/dashboard/dashboard-routes.js';
 import { billingMonth, counterKeys } from '../../src/metering/counter-keys.js';
 import { REDIS, type RedisClient } from '../../src/redis/redis.module.js';
+import { closedPort } from '../support/failing-sites.js';
 import { FixtureSite } from '../support/fixture-site.js';
 import { changePlan } from '../support/metering-fixture.js';
 import { SmtpSink } from '../support/smtp-sink.js';
@@ -89,14 +87,6 @@ export interface FuzzApp {
   /** The upstream search APIs (their `mode` makes them fail on demand). */
   readonly upstreams: readonly UpstreamServer[];
   close(): Promise<void>;
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** A tiny site for map and crawl: /p/ links to three pages that link to each other. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { START, EVENT_STORE, type EventStore } from '../../src/event-store/event-store.port.js';
+import { eventually } from '../support/eventually.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import { type Json, type TestApp, call, dropSchema, setUpOrganization, startTestApp } from '../support/test-app.js';
 import { documentedOperations, routeIds, routeRecorder } from './security-support.js';
@@ -140,16 +141,6 @@ const thisMonth = () => new Date().toISOString().slice(0, 7);
 const methodOf = (id: string) => id.slice(0, id.indexOf(' '));
 const isReadOnly = (id: string) => methodOf(id) === 'GET';
 
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe('security: cross-organization access and credential confusion', () => {
   const recorder = routeRecorder();
   let smtp: SmtpSink;
@@ -186,15 +177,15 @@ describe('security: cross-organization access and credential confusion', () => {
     for (const t of [alice, bob]) {
       expect((await call(app.url, 'POST', '/search', { token: t.key, body: { query: 'anything' } })).status).toBe(200);
       await eventually(
+        `the ledger of ${t.email}`,
         () => ledgerOf(t),
         (r) => r.body.entries?.length === 1,
-        `the ledger of ${t.email}`,
       );
       // The request log is written in batches after the responses: Bob's view of it is complete before the probes.
       await eventually(
+        `the request log of ${t.email}`,
         () => call(app.url, 'GET', orgPath(t, '/requests'), { token: t.session }),
         (r) => r.body.requests?.length === 1,
-        `the request log of ${t.email}`,
       );
     }
     documented = documentedOperations((await call(app.url, 'GET', '/openapi.json')).body);

@@ -1,9 +1,9 @@
-import { createServer } from 'node:net';
 import { Controller, Module, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { createClient } from 'redis';
 import { randomBase62 } from '../../src/common/secrets.js';
 import { Database } from '../../src/database/database.js';
+import { closedPort } from '../support/failing-sites.js';
 import { SmtpSink, signInTokenFrom } from '../support/smtp-sink.js';
 import { type Json, type TestApp, call, dropSchema } from '../support/test-app.js';
 import { TEST_REDIS_URL } from '../support/test-database.js';
@@ -46,15 +46,6 @@ class FailingController {
 
 @Module({ controllers: [FailingController] })
 class FailingRoutesModule {}
-
-/** A TCP port on 127.0.0.1 that nothing listens on (upstreams configured there fail with ECONNREFUSED). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('security: secrets never reach the log', () => {
   let smtp: SmtpSink;

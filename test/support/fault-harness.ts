@@ -1,61 +1,7 @@
-import { Writable } from 'node:stream';
-import { runCli } from '../../src/cli/run-cli.js';
+import { eventually } from './eventually.js';
+import { operatorCli } from './operator-cli.js';
 import type { Json, TestApp } from './test-app.js';
 import { TEST_DATABASE_URL } from './test-database.js';
-
-export interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function capture(): { stream: Writable; text: () => string } {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  return { stream, text: () => text };
-}
-
-/** The operator CLI in process (`ledger verify`, `projections verify`, ...), its output captured. */
-export async function operatorCli(env: NodeJS.ProcessEnv, ...argv: string[]): Promise<CliResult> {
-  const stdout = capture();
-  const stderr = capture();
-  const code = await runCli(argv, env, { stdout: stdout.stream, stderr: stderr.stream });
-  return { code, stdout: stdout.text(), stderr: stderr.text() };
-}
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Polls `probe` until `accept` holds; throws with the last value after `timeoutMs`. */
-export async function eventually<T>(
-  what: string,
-  probe: () => Promise<T>,
-  accept: (value: T) => boolean,
-  timeoutMs = 15_000,
-  everyMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  let failure: unknown;
-  for (;;) {
-    try {
-      last = await probe();
-      failure = undefined;
-      if (accept(last)) return last;
-    } catch (error) {
-      failure = error;
-    }
-    if (Date.now() > deadline) {
-      const detail = failure ? String(failure) : JSON.stringify(last);
-      throw new Error(`${what}: not within ${timeoutMs} ms (last: ${detail})`);
-    }
-    await sleep(everyMs);
-  }
-}
 
 /**
  * `ledger verify` and `projections verify` against the app's schema and Redis: the ledger, the read models and the
