@@ -220,6 +220,30 @@ describe('operator CLI', () => {
     expect(json.stdout).not.toContain('key_hash');
   });
 
+  test('key budget and project budget: the same events as the API writes, listed with the key and project', async () => {
+    const org = await createOrg('--name', 'Budgets Inc');
+    const projectId = await createProject(org.id);
+    const created = await cli('key', 'create', org.id, '--project', projectId, '--name', 'Agent', '--json');
+    const keyId = (JSON.parse(created.stdout) as { id: string }).id;
+    expect(await cli('key', 'budget', org.id, keyId, '--credits', '500')).toMatchObject({
+      code: 0,
+      stdout: `${keyId}: monthly credit limit 500\n`,
+    });
+    expect(await cli('project', 'budget', org.id, projectId, '--credits', '2000')).toMatchObject({ code: 0 });
+    const limits = async () =>
+      database.db.query<{ key_limit: string | null; project_limit: string | null }>(
+        `SELECT k.monthly_credit_limit AS key_limit, p.monthly_credit_limit AS project_limit
+         FROM api_keys k JOIN projects p USING (project_id) WHERE k.key_id = $1`,
+        [keyId],
+      );
+    expect((await limits()).rows[0]).toEqual({ key_limit: '500', project_limit: '2000' });
+    expect(await cli('key', 'budget', org.id, keyId, '--credits', 'none')).toMatchObject({ code: 0 });
+    expect((await limits()).rows[0]).toEqual({ key_limit: null, project_limit: '2000' });
+    const bad = await cli('key', 'budget', org.id, keyId, '--credits', '1.5');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--credits must be none or a whole number/);
+  });
+
   test('projections verify and rebuild: a tampered read model is found, named and repaired', async () => {
     const org = await createOrg('--name', 'Ledger');
     const projectId = await createProject(org.id);

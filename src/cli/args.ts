@@ -1,3 +1,4 @@
+import { MAX_MONTHLY_CREDIT_LIMIT } from '../common/monthly-credit-limit.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isUuid } from '../organizations/org-access.service.js';
 
@@ -87,6 +88,17 @@ export function oneOf<T extends string>(value: string | undefined, allowed: read
 export function uuidArgument(value: string, what: string): string {
   if (!isUuid(value)) throw new UsageError(`${what} must be a UUID, got ${JSON.stringify(value)}`);
   return value.toLowerCase();
+}
+
+/** `--credits <n|none>`: a monthly credit limit, or none. */
+export function creditLimitArgument(values: ParsedArgs['values'], usage: string): number | null {
+  const raw = requiredString(values, 'credits', usage);
+  if (raw === 'none') return null;
+  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(value) || value > MAX_MONTHLY_CREDIT_LIMIT) {
+    throw new UsageError(`--credits must be none or a whole number up to ${MAX_MONTHLY_CREDIT_LIMIT}`, usage);
+  }
+  return value;
 }
 
 export const JSON_FLAG = { json: { type: 'boolean' } } as const satisfies Options;

@@ -1,11 +1,13 @@
 import { CreateKeyCommand } from '../keys/commands/create-key.command.js';
 import { RevokeKeyCommand } from '../keys/commands/revoke-key.command.js';
+import { SetKeyBudgetCommand } from '../keys/commands/set-key-budget.command.js';
 import { KEY_ENVIRONMENTS, KEY_SCOPES, type KeyScope } from '../keys/events/key.events.js';
 import { KeyCacheInvalidation } from '../keys/key-cache-invalidation.js';
 import { KeyViews } from '../keys/key.views.js';
 import {
   JSON_FLAG,
   UsageError,
+  creditLimitArgument,
   nameArgument,
   oneOf,
   optionalString,
@@ -128,9 +130,31 @@ const revoke: CliCommand = {
   },
 };
 
+const BUDGET = 'key budget <org_id> <key_id> --credits <n|none>';
+const budget: CliCommand = {
+  usage: BUDGET,
+  summary: "set or remove a key's monthly credit limit (KeyBudgetSet; binds on every node once this returns)",
+  parse(args) {
+    const { values, positionals } = parseCommandArgs(args, BUDGET, { credits: { type: 'string' } }, [
+      '<org_id>',
+      '<key_id>',
+    ]);
+    const orgId = uuidArgument(positionals[0]!, 'org_id');
+    const keyId = uuidArgument(positionals[1]!, 'key_id');
+    const limit = creditLimitArgument(values, BUDGET);
+    return async (ctx) => {
+      const { position, keyHash } = await ctx.commands.execute(new SetKeyBudgetCommand(orgId, keyId, limit, ctx.actor));
+      await ctx.afterWrite(position);
+      if (position) await ctx.app.get(KeyCacheInvalidation).invalidate(keyHash);
+      ctx.out(`${keyId}: monthly credit limit ${limit === null ? 'none' : limit}`);
+      return 0;
+    };
+  },
+};
+
 export const keyCommands: CommandGroup = {
   name: 'key',
   scope: 'control-plane',
   summary: 'API keys',
-  commands: { create, list, revoke },
+  commands: { create, list, revoke, budget },
 };

@@ -1,6 +1,9 @@
 import { CreateProjectCommand } from '../projects/commands/create-project.command.js';
 import { RenameProjectCommand } from '../projects/commands/rename-project.command.js';
-import { JSON_FLAG, nameArgument, parseCommandArgs, uuidArgument } from './args.js';
+import { SetProjectBudgetCommand } from '../projects/commands/set-project-budget.command.js';
+import { KeyCacheInvalidation } from '../keys/key-cache-invalidation.js';
+import { KeyViews } from '../keys/key.views.js';
+import { JSON_FLAG, creditLimitArgument, nameArgument, parseCommandArgs, uuidArgument } from './args.js';
 import type { CliCommand, CommandGroup } from './command.js';
 import { formatTable } from './output.js';
 
@@ -41,6 +44,32 @@ const rename: CliCommand = {
       await ctx.afterWrite(renamed.position);
       if (values.json) ctx.json({ id: projectId, org_id: orgId, name });
       else ctx.out(projectId);
+      return 0;
+    };
+  },
+};
+
+const BUDGET = 'project budget <org_id> <project_id> --credits <n|none>';
+const budget: CliCommand = {
+  usage: BUDGET,
+  summary: "set or remove a project's monthly credit limit (ProjectBudgetSet; binds on every node once this returns)",
+  parse(args) {
+    const { values, positionals } = parseCommandArgs(args, BUDGET, { credits: { type: 'string' } }, [
+      '<org_id>',
+      '<project_id>',
+    ]);
+    const orgId = uuidArgument(positionals[0]!, 'org_id');
+    const projectId = uuidArgument(positionals[1]!, 'project_id');
+    const limit = creditLimitArgument(values, BUDGET);
+    return async (ctx) => {
+      const set = await ctx.commands.execute(new SetProjectBudgetCommand(orgId, projectId, limit, ctx.actor));
+      await ctx.afterWrite(set.position);
+      if (set.position) {
+        const invalidation = ctx.app.get(KeyCacheInvalidation);
+        const hashes = await ctx.app.get(KeyViews).activeKeyHashes(projectId);
+        await Promise.all(hashes.map((hash) => invalidation.invalidate(hash)));
+      }
+      ctx.out(`${projectId}: monthly credit limit ${limit === null ? 'none' : limit}`);
       return 0;
     };
   },
@@ -99,5 +128,5 @@ export const projectCommands: CommandGroup = {
   name: 'project',
   scope: 'control-plane',
   summary: 'projects of an organization',
-  commands: { create, rename, list },
+  commands: { create, rename, list, budget },
 };

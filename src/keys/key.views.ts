@@ -58,6 +58,15 @@ export class KeyViews {
     return result.rows[0] && toView(result.rows[0]);
   }
 
+  /** The hashes of a project's active keys (to drop them from every node's lookup cache). */
+  async activeKeyHashes(projectId: string): Promise<string[]> {
+    const result = await this.db.query<{ key_hash: string }>(
+      "SELECT key_hash FROM api_keys WHERE project_id = $1 AND status = 'active'",
+      [projectId],
+    );
+    return result.rows.map((row) => row.key_hash);
+  }
+
   async firstProject(orgId: string): Promise<string | undefined> {
     const result = await this.db.query<{ project_id: string }>(
       'SELECT project_id FROM projects WHERE org_id = $1 ORDER BY created_at, project_id LIMIT 1',

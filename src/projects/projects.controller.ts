@@ -9,6 +9,7 @@ import { Database } from '../database/database.js';
 import { errorBody } from '../http/error-body.js';
 import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
 import { KeyCacheInvalidation } from '../keys/key-cache-invalidation.js';
+import { KeyViews } from '../keys/key.views.js';
 import { OrgAccessService } from '../organizations/org-access.service.js';
 import { CreateProjectCommand } from './commands/create-project.command.js';
 import { RenameProjectCommand } from './commands/rename-project.command.js';
@@ -43,6 +44,7 @@ export class ProjectsController {
     private readonly db: Database,
     private readonly readYourWrites: ReadYourWrites,
     private readonly invalidation: KeyCacheInvalidation,
+    private readonly keys: KeyViews,
   ) {}
 
   /** Create a project (owners and admins) */
@@ -112,11 +114,8 @@ export class ProjectsController {
   }
 
   private async dropCachedKeys(projectId: string): Promise<void> {
-    const { rows } = await this.db.query<{ key_hash: string }>(
-      "SELECT key_hash FROM api_keys WHERE project_id = $1 AND status = 'active'",
-      [projectId],
-    );
-    await Promise.all(rows.map((row) => this.invalidation.invalidate(row.key_hash)));
+    const hashes = await this.keys.activeKeyHashes(projectId);
+    await Promise.all(hashes.map((hash) => this.invalidation.invalidate(hash)));
   }
 
   private async get(orgId: string, projectId: string): Promise<ProjectDto> {
