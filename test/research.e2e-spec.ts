@@ -359,6 +359,27 @@ describe('research: 401, 402, 403, 404, 429', () => {
     expect(done.body.usage.credits).toBe(charges[0]!.credits);
   });
 
+  test("402 naming the key: a task that does not fit the key's monthly credit limit; a run settles into it", async () => {
+    const limited = await r.org.key({ monthly_credit_limit: 6 });
+    const pro = await r.submit({ input: 'tidal power', model: 'pro' }, { key: limited.key });
+    expect(pro.status).toBe(402);
+    expect(pro.body).toMatchObject({ limit: 'key', credits_used: 0, credits_limit: 6 });
+    // A mini task reserves 4 of the 6: a second one does not fit while the first holds them.
+    const first = await r.submit({ input: 'tidal power', model: 'mini' }, { key: limited.key });
+    expect(first.status).toBe(200);
+    const second = await r.submit({ input: 'wave energy', model: 'mini' }, { key: limited.key });
+    expect(second.status).toBe(402);
+    expect(second.body).toMatchObject({ limit: 'key', credits_used: 4, credits_limit: 6 });
+    const done = await r.settled(first.body.request_id, { key: limited.key });
+    const spent = done.body.usage.credits as number;
+    // Settled: the key's counter holds what the task was charged, not what it reserved.
+    const usage = await call(r.app.url, 'GET', '/usage', { token: limited.key });
+    expect(usage.body.key).toMatchObject({ usage: spent, limit: 6 });
+    const after = await r.submit({ input: 'wave energy', model: 'mini' }, { key: limited.key });
+    expect(after.status).toBe(spent + 4 <= 6 ? 200 : 402);
+    if (after.status === 402) expect(after.body).toMatchObject({ limit: 'key', credits_used: spent });
+  });
+
   test('403: a key without the research scope, on POST and GET; keys with every other scope have it', async () => {
     const narrow = await r.org.key({ scopes: ['search', 'extract'] });
     const denied = await r.submit({ input: 'tides' }, { key: narrow.key });

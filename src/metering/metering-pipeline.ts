@@ -179,11 +179,14 @@ export class MeteringPipeline {
         caller,
         month,
         reserve: async (chargeId, credits) => {
-          const reservation = { chargeId, orgId: caller.key.orgId, month, live: quota.live, credits };
-          const admission = await this.deferred.reserve(reservation, quota.limit);
+          const { orgId, keyId, projectId } = caller.key;
+          const reservation = { chargeId, orgId, month, live: quota.live, credits, keyId, projectId };
+          const admission = await this.deferred.reserve(reservation, quota.limit, caller.key);
           if (!admission.ok) {
-            const headers = { ...admitted.headers, ...usageHeaders(quota.limit, admission.used) };
-            throw limitReached(headers, 'organization', admission.used, quota.limit);
+            const orgUsed = admission.limit === 'organization' ? admission.used : null;
+            const used = orgUsed ?? (await this.quotas.usedNow(quota.key, quota.seed).catch(() => null));
+            const headers = { ...admitted.headers, ...(used === null ? {} : usageHeaders(quota.limit, used)) };
+            throw limitReached(headers, admission.limit, admission.used, admission.size);
           }
           used = admission.used;
           return reservation;

@@ -16,12 +16,24 @@ import { takeBackChange } from '../counters/take-back-change.js';
 /** Which limit bit a refused call: the key's, its project's, or the organization's (allowance and what adds to it). */
 export type SpendLimit = 'key' | 'project' | 'organization';
 
-/** One budget that binds a call: its counter, its limit, and where the counter starts from when it is missing. */
-interface Budget {
+/** A budget's counter, and where it starts from when it is missing. */
+export interface BudgetCounter {
   readonly scope: Exclude<SpendLimit, 'organization'>;
   readonly key: string;
-  readonly limit: number;
   readonly seed: Seed;
+}
+
+/** One budget that binds a call: its counter and its limit. */
+interface Budget extends BudgetCounter {
+  readonly limit: number;
+}
+
+/** Who a call is billed to, as far as budgets go. */
+export interface BudgetedKey {
+  readonly keyId: string;
+  readonly orgId: string;
+  readonly projectId: string;
+  readonly environment: KeyRecord['environment'];
 }
 
 /** A call's reservation in one budget's counter. */
@@ -97,25 +109,33 @@ export class SpendBudgets {
     return holds.map((hold) => ({ key: hold.key, amount: credits, seed: hold.seed }));
   }
 
-  private budgetsOf(key: KeyRecord, month: string): Budget[] {
+  /**
+   * The counters a call of this key may hold credits in: the key's, and its project's for a live key (whether or not
+   * a limit is set now: what a call reserved, its journal says).
+   */
+  countersOf(key: BudgetedKey, month: string): BudgetCounter[] {
     const prefix = this.config.redisPrefix;
-    const budgets: Budget[] = [];
-    if (key.budgets.key !== null) {
-      budgets.push({
+    const counters: BudgetCounter[] = [
+      {
         scope: 'key',
         key: counterKeys.keySpend(prefix, key.keyId, month),
-        limit: key.budgets.key,
         seed: () => this.seeds.keyCredits(key.orgId, key.keyId, month),
-      });
-    }
-    if (key.budgets.project !== null && key.environment === 'live') {
-      budgets.push({
+      },
+    ];
+    if (key.environment === 'live') {
+      counters.push({
         scope: 'project',
         key: counterKeys.projectSpend(prefix, key.projectId, month),
-        limit: key.budgets.project,
         seed: () => this.seeds.projectLiveCredits(key.orgId, key.projectId, month),
       });
     }
-    return budgets;
+    return counters;
+  }
+
+  private budgetsOf(key: KeyRecord, month: string): Budget[] {
+    return this.countersOf(key, month).flatMap((counter) => {
+      const limit = counter.scope === 'key' ? key.budgets.key : key.budgets.project;
+      return limit === null ? [] : [{ ...counter, limit }];
+    });
   }
 }

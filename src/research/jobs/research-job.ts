@@ -58,5 +58,7 @@ export function reservationOf(job: ResearchJob): DeferredReservation {
     month: job.billingMonth,
     live: job.keyEnvironment === 'live',
     credits: job.reservedCredits,
+    keyId: job.keyId,
+    projectId: job.projectId,
   };
 }
