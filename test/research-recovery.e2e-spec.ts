@@ -44,11 +44,12 @@ describe('research: recovery after a worker dies', () => {
   test('a job claimed by a worker that died is picked up once its lease lapses, and billed once', async () => {
     const submitted = await a.submit({ input: 'How does tidal power work?', model: 'mini' });
     const id = submitted.body.request_id as string;
-    // A worker claimed it, then died: its lease runs for 2 more seconds and is never renewed.
+    // A worker claimed it, then died: its lease runs for 2 more seconds and is never renewed. (Node B may have claimed
+    // it already, polling every 100 ms: its run then loses the job to the "dead" worker, as a node that stalled would.)
     const claimed = await db.query(
       `UPDATE research_jobs SET status = 'in_progress', lease_owner = 'dead-worker', attempts = 1,
          lease_expires_at = now() + interval '2 seconds', started_at = now()
-       WHERE request_id = $1 AND status = 'pending' RETURNING request_id`,
+       WHERE request_id = $1 AND status IN ('pending', 'in_progress') RETURNING request_id`,
       [id],
     );
     expect(claimed.rowCount).toBe(1);
@@ -87,7 +88,7 @@ describe('research: recovery after a worker dies', () => {
     await db.query(
       `UPDATE research_jobs SET status = 'in_progress', lease_owner = 'dead-worker', attempts = 1,
          lease_expires_at = now() - interval '1 second', started_at = now()
-       WHERE request_id = $1 AND status = 'pending'`,
+       WHERE request_id = $1 AND status IN ('pending', 'in_progress')`,
       [id],
     );
     const done = await a.settled(id, { timeoutMs: 15_000 });
