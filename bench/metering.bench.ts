@@ -10,6 +10,8 @@
  *    it. For each mode: a warm-up of both, then BENCH_ROUNDS rounds of unmetered/metered in A-B-B-A order at
  *    BENCH_CONNECTIONS connections for BENCH_DURATION seconds each (saturation: req/s, p50, p99), then as many rounds
  *    at a fixed BENCH_RATE req/s (latency below saturation). Latencies are every 2xx response's own time (sub-ms).
+ *    In services mode, the metered route again with a key that has a monthly credit limit, in a project that has one
+ *    (limits never reached), against the plain key, A-B-B-A at saturation and at the fixed rate: what budgets cost.
  * 2. Ledger, on the PostgreSQL event store (in a child process): CreditsCharged appends per second through
  *    ChargeWriter's group commit (BENCH_CHARGES charges over BENCH_ORGS organizations, BENCH_IN_FLIGHT appends in
  *    flight), against one append per charge (the same store, no batching); the projector's catch-up rate over what
@@ -70,6 +72,8 @@ const DURATION = env('BENCH_DURATION', 10);
 const WARMUP = env('BENCH_WARMUP', 3);
 const ROUNDS = env('BENCH_ROUNDS', 2);
 const RATE = env('BENCH_RATE', 1000);
+/** The monthly credit limit of the budgeted key and its project: never reached in a run. */
+const BUDGET = 1_000_000_000_000;
 const CHARGES = env('BENCH_CHARGES', 20_000);
 const BASELINE_CHARGES = env('BENCH_BASELINE_CHARGES', 5_000);
 const ORGS = env('BENCH_ORGS', 50);
@@ -90,6 +94,8 @@ interface ReadyMessage {
   readonly type: 'ready';
   readonly url: string;
   readonly key: string;
+  /** A live key of the same organization with a monthly credit limit, in a project with one (too large to reach). */
+  readonly budgetedKey: string;
 }
 interface CpuMessage {
   readonly type: 'cpu';
@@ -135,10 +141,20 @@ async function serve(mode: Mode, name: string, dataDir: string): Promise<void> {
   const key = await bus.execute(
     new CreateKeyCommand(org.orgId, project.projectId, 'bench', 'live', ['search'], null, ACTOR),
   );
+  // The same calls held to a key's and a project's budget as well (each a counter reserved before the work).
+  const budgeted = await bus.execute(new CreateProjectCommand(org.orgId, 'Budgeted', ACTOR, BUDGET));
+  const budgetedKey = await bus.execute(
+    new CreateKeyCommand(org.orgId, budgeted.projectId, 'budgeted', 'live', ['search'], null, ACTOR, BUDGET),
+  );
   const limits = planLimits('enterprise', { allowance: 1e12, rpmLive: 1e9, rpmTest: 1e9 });
   const { position } = await bus.execute(new ChangePlanCommand(org.orgId, 'enterprise', limits, ACTOR));
   await app.get(ProjectionRunner).waitFor(position, 30_000);
-  process.send!({ type: 'ready', url, key: key.plaintext } satisfies ReadyMessage);
+  process.send!({
+    type: 'ready',
+    url,
+    key: key.plaintext,
+    budgetedKey: budgetedKey.plaintext,
+  } satisfies ReadyMessage);
 
   process.on('message', (message: { type: string }) => {
     void (async () => {
@@ -383,6 +399,11 @@ interface ModeResult {
   readonly mode: Mode;
   readonly saturation: { readonly unmetered: LoadResult; readonly metered: LoadResult };
   readonly fixedRate: { readonly unmetered: LoadResult; readonly metered: LoadResult };
+  /** Services mode: the same metered route with a budgeted key against the plain key, A-B-B-A as above. */
+  readonly budgets: {
+    readonly saturation: { readonly plain: LoadResult; readonly budgeted: LoadResult };
+    readonly fixedRate: { readonly plain: LoadResult; readonly budgeted: LoadResult };
+  } | null;
   readonly peakRssBytes: number;
   /** CreditsCharged events in the organization's stream at the end (null: the service did not answer). */
   readonly chargesAppended: number | null;
@@ -405,9 +426,15 @@ async function runMode(mode: Mode, log: (line: string) => void): Promise<ModeRes
       child.send({ type: 'cpu' });
       return (await nextMessage<CpuMessage>(child, 'cpu', 30_000)).micros;
     };
-    const run = async (label: string, url: string, seconds: number, rate?: number): Promise<LoadResult> => {
+    const run = async (
+      label: string,
+      url: string,
+      seconds: number,
+      rate?: number,
+      key = ready.key,
+    ): Promise<LoadResult> => {
       const [serverBefore, machineBefore] = [await serverCpu(), await machineBusyMicros()];
-      const measured = rate ? await paced(url, ready.key, seconds, rate) : await load(url, ready.key, seconds);
+      const measured = rate ? await paced(url, key, seconds, rate) : await load(url, key, seconds);
       const [serverAfter, machineAfter] = [await serverCpu(), await machineBusyMicros()];
       const answered = Math.max(1, measured.ok + measured.failed);
       const result: LoadResult = {
@@ -418,7 +445,7 @@ async function runMode(mode: Mode, log: (line: string) => void): Promise<ModeRes
       if (url === metered) meteredOk += result.ok;
       failed += result.failed;
       log(
-        `  ${mode} ${label.padEnd(10)} ${url.endsWith('/metered') ? 'metered  ' : 'unmetered'} ` +
+        `  ${mode} ${label.padEnd(10)} ${key === ready.budgetedKey ? 'budgeted ' : url.endsWith('/metered') ? 'metered  ' : 'unmetered'} ` +
           `${Math.round(result.requestsPerSecond).toString().padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  ` +
           `p99 ${result.p99.toFixed(2)} ms  CPU/request ${Math.round(result.serverCpuMicros)} µs service, ` +
           `${Math.round(result.machineCpuMicros)} µs machine` +
@@ -443,6 +470,23 @@ async function runMode(mode: Mode, log: (line: string) => void): Promise<ModeRes
     };
     const saturation = await rounds();
     const fixedRate = await rounds(RATE);
+    // What budgets cost: the metered route with the plain key against the budgeted key (services mode, where each
+    // budget is a Redis round trip before the work).
+    const budgetRounds = async (rate?: number) => {
+      const runs = { plain: [] as LoadResult[], budgeted: [] as LoadResult[] };
+      await run('warm-up', metered, WARMUP, rate, ready.budgetedKey);
+      for (let round = 0; round < ROUNDS; round++) {
+        const order = round % 2 === 0 ? (['plain', 'budgeted'] as const) : (['budgeted', 'plain'] as const);
+        for (const which of order) {
+          const label = rate ? `${rate}/s ${round + 1}` : `round ${round + 1}`;
+          const key = which === 'budgeted' ? ready.budgetedKey : ready.key;
+          runs[which].push(await run(label, metered, DURATION, rate, key));
+        }
+      }
+      return { plain: combine(runs.plain), budgeted: combine(runs.budgeted) };
+    };
+    const budgets =
+      mode === 'services' ? { saturation: await budgetRounds(), fixedRate: await budgetRounds(RATE) } : null;
     // Peak RSS from the kernel (the child may be too stuck to answer), the charge count from the child.
     const peak = (await procPeakRss(child.pid!)) ?? 0;
     child.send({ type: 'stats' });
@@ -456,6 +500,7 @@ async function runMode(mode: Mode, log: (line: string) => void): Promise<ModeRes
       mode,
       saturation,
       fixedRate,
+      budgets,
       peakRssBytes: Math.max(peak, stats?.peakRssBytes ?? 0),
       chargesAppended: stats?.charges ?? null,
       meteredOk,
@@ -805,6 +850,30 @@ function modeFigures(r: ModeResult): Figure[] {
       met: r.failed === 0,
     },
     { bench, measure: 'server peak RSS', value: mib(r.peakRssBytes), unit: 'MiB' },
+    ...budgetFigures(r),
+  ];
+}
+
+/** Issue 39's goal: a key's and a project's budget add at most 5 % to the p50 of a metered call (services mode). */
+function budgetFigures(r: ModeResult): Figure[] {
+  if (!r.budgets) return [];
+  const bench = `metering (${r.mode})`;
+  const figure = (measure: string, runs: { plain: LoadResult; budgeted: LoadResult }): Figure => {
+    const ratio = runs.budgeted.p50 / runs.plain.p50;
+    return {
+      bench,
+      measure,
+      value: runs.budgeted.p50,
+      unit: 'ms',
+      baseline: { label: 'no budget', value: runs.plain.p50 },
+      ratio,
+      target: '≤ 1.05×',
+      met: ratio <= 1.05,
+    };
+  };
+  return [
+    figure(`p50 with key and project budgets, ${CONNECTIONS} connections`, r.budgets.saturation),
+    figure(`p50 with key and project budgets at ${RATE} req/s`, r.budgets.fixedRate),
   ];
 }
 
@@ -899,6 +968,20 @@ async function main(): Promise<void> {
         metered: summary(result.saturation.metered),
       },
       fixedRate: { unmetered: summary(result.fixedRate.unmetered), metered: summary(result.fixedRate.metered) },
+      ...(result.budgets
+        ? {
+            budgets: {
+              saturation: {
+                plain: summary(result.budgets.saturation.plain),
+                budgeted: summary(result.budgets.saturation.budgeted),
+              },
+              fixedRate: {
+                plain: summary(result.budgets.fixedRate.plain),
+                budgeted: summary(result.budgets.fixedRate.budgeted),
+              },
+            },
+          }
+        : {}),
       peakRssMiB: mib(result.peakRssBytes),
       meteredOk: result.meteredOk,
       chargesAppended: result.chargesAppended,
