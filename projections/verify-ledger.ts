@@ -17,7 +17,7 @@ import { formatScaled, toScaled } from '../src/metering/ledger/decimal.js';
 
 /** Where a difference was found: a read-model table, or a Redis counter. */
 export type LedgerSource =
-  'monthly_totals' | 'usage_daily' | 'monthly_units' | 'ledger_entries' | 'redis:quota' | 'redis:units';
+  'monthly_totals' | 'usage_daily' | 'monthly_units' | 'ledger_entries' | 'redis:quota' | 'redis:units' | 'redis:spend';
 
 export interface LedgerDifference {
   readonly source: LedgerSource;
@@ -148,6 +148,8 @@ class ExpectedCounters {
   readonly quota = new Map<string, bigint>();
   /** Units per units key, scaled like credits (× 10^4) so that both counters are compared alike. */
   readonly units = new Map<string, bigint>();
+  /** Credits per budget counter: a key's (of its environment), a project's (live). */
+  readonly spend = new Map<string, bigint>();
 
   constructor(private readonly prefix: string) {}
 
@@ -158,6 +160,12 @@ class ExpectedCounters {
     const quotaKey = counterKeys.quota(this.prefix, org, month);
     const live = d.key_environment === 'live' ? (toScaled(d.credits) ?? 0n) : 0n;
     this.quota.set(quotaKey, (this.quota.get(quotaKey) ?? 0n) + live);
+    const keySpend = counterKeys.keySpend(this.prefix, uuid(d.key_id), month);
+    this.spend.set(keySpend, (this.spend.get(keySpend) ?? 0n) + (toScaled(d.credits) ?? 0n));
+    const projectSpend = counterKeys.projectSpend(this.prefix, uuid(d.project_id), month);
+    if (d.key_environment === 'live') {
+      this.spend.set(projectSpend, (this.spend.get(projectSpend) ?? 0n) + live);
+    }
     const units = d.pricing?.units;
     if (units) {
       const key = counterKeys.units(this.prefix, org, month, String(d.key_environment), units.price_class);
@@ -263,7 +271,7 @@ function compareRows(source: LedgerSource, expected: Rows, actual: Rows, differe
  */
 async function compareCounters(
   redis: RedisClient,
-  source: 'redis:quota' | 'redis:units',
+  source: 'redis:quota' | 'redis:units' | 'redis:spend',
   expected: Map<string, bigint>,
   differences: LedgerDifference[],
   show: (scaled: bigint) => string,
@@ -291,7 +299,7 @@ const formatPosition = (position: From) => (position === START ? 'start' : `${po
  * Re-sums every CreditsCharged event of the store and compares the sums with the read models that carry them
  * (monthly_totals, usage_daily, monthly_units, ledger_entries) as of the projection checkpoint, and, when a Redis
  * client is given, with the hot-path counters (quota: live credits per organization and month; units: per price
- * class). Events after the checkpoint are counted as not yet projected, never as differences.
+ * class; spend: the budget counters of keys and projects). Events after the checkpoint are counted as not yet projected, never as differences.
  */
 export async function verifyLedger(
   db: Database,
@@ -330,6 +338,7 @@ export async function verifyLedger(
   if (options.redis && counters) {
     countersCompared += await compareCounters(options.redis, 'redis:quota', counters.quota, differences, formatScaled);
     countersCompared += await compareCounters(options.redis, 'redis:units', counters.units, differences, formatScaled);
+    countersCompared += await compareCounters(options.redis, 'redis:spend', counters.spend, differences, formatScaled);
   }
 
   return {

@@ -1,3 +1,9 @@
+import { verifyLedger } from '../projections/verify-ledger.js';
+import { Database } from '../src/database/database.js';
+import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
+import { billingMonth, counterKeys } from '../src/metering/counter-keys.js';
+import { REDIS, type RedisClient } from '../src/redis/redis.module.js';
+import { eventually } from './support/eventually.js';
 import { changePlan, chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { MeteredTestRoutesModule } from './support/metered-test-routes.js';
 import { SmtpSink } from './support/smtp-sink.js';
@@ -213,6 +219,20 @@ describe('budgets across two nodes (services mode: one database, one Redis)', ()
     );
     expect(countStatuses(responses)).toEqual({ 200: 10, 402: 50 });
     expect((await chargesOf(first, org.orgId)).length).toBe(10);
+    // Every counter, the budgets' included, holds what the ledger says (once the settlements have run).
+    const redis = first.app.get<RedisClient>(REDIS);
+    const spendKey = counterKeys.keySpend(first.config.redisPrefix, key.id, billingMonth(new Date()));
+    await eventually(
+      'the key budget counter settled',
+      () => redis.get(spendKey),
+      (value) => value === '10',
+    );
+    const report = await verifyLedger(first.app.get(Database), first.app.get<EventStore>(EVENT_STORE), {
+      redis,
+      redisPrefix: first.config.redisPrefix,
+    });
+    expect(report.differences).toEqual([]);
+    expect(report.ok).toBe(true);
   });
 
   test('a limit set on one node binds on the other as soon as the PATCH answers (key and project)', async () => {
