@@ -36,9 +36,17 @@ export function budgetMeter(used: number, limit: number | null): HTMLElement {
     svg(
       'svg',
       { class: 'budget-bar', viewBox: '0 0 100 6', preserveAspectRatio: 'none', 'aria-hidden': 'true' },
-      svg('rect', { class: 'budget-track', width: 100, height: 6, rx: 3 }),
+      // The usage gauge's track and tones, drawn straight.
+      svg('line', { x1: 0, x2: 100, y1: 3, y2: 3, class: 'gauge-track', 'stroke-width': 6 }),
       share > 0
-        ? svg('rect', { class: `budget-fill budget-${tone}`, width: (share * 100).toFixed(2), height: 6, rx: 3 })
+        ? svg('line', {
+            x1: 0,
+            x2: (share * 100).toFixed(2),
+            y1: 3,
+            y2: 3,
+            class: `gauge-value gauge-${tone}`,
+            'stroke-width': 6,
+          })
         : null,
     ),
   );
