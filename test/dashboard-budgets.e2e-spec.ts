@@ -1,23 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
-import {
-  buildDashboard,
-  hasChromium,
-  horizontalOverflow,
-  launchChromium,
-  newPage,
-  screenshot,
-} from './support/dashboard-browser.js';
+import type { Page } from 'playwright-core';
+import { DEVICES, dashboardRig, describeBrowser, horizontalOverflow, screenshot } from './support/dashboard-browser.js';
 import { eventually } from './support/eventually.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type Json, type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
-
-if (!hasChromium) console.warn('dashboard browser tests skipped: no Chromium at /usr/bin/chromium (set CHROMIUM_PATH)');
-const describeBrowser = hasChromium ? describe : describe.skip;
-
-const DEVICES = [
-  ['desktop', { width: 1280, height: 900 }],
-  ['phone', { width: 360, height: 740 }],
-] as const;
+import { type Json, addMember, call } from './support/test-app.js';
 
 interface Listed {
   id: string;
@@ -31,41 +15,22 @@ interface Listed {
  * plain members see them without a form. Each screen at desktop and phone widths.
  */
 describeBrowser('the dashboard shows and sets monthly credit limits', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
-  let browser: Browser;
-  let owner: Awaited<ReturnType<typeof setUpOrganization>>;
-
-  beforeAll(async () => {
-    buildDashboard();
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url } });
-    browser = await launchChromium();
-    owner = await setUpOrganization(app, smtp, 'owner@budgets.test');
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
-  });
-
-  const signedIn = async (viewport: { width: number; height: number }, session = owner.session) => {
-    const opened = await newPage(browser, app, viewport);
-    await opened.context.addCookies([{ name: 'session', value: session, url: app.url }]);
-    return opened;
-  };
+  const rig = dashboardRig({ owner: 'owner@budgets.test' });
+  const signedIn = rig.signedIn;
   const get = async (path: string) =>
-    (await call(app.url, 'GET', `/orgs/${owner.orgId}${path}`, { token: owner.session })).body;
+    (await call(rig.app.url, 'GET', `/orgs/${rig.owner.orgId}${path}`, { token: rig.owner.session })).body;
   const listedKey = async (name: string) => ((await get('/api-keys')).keys as Listed[]).find((k) => k.name === name);
   const listedProject = async (name: string) =>
     ((await get('/projects')).projects as Listed[]).find((p) => p.name === name);
   const createKey = async (body: Record<string, unknown>) => {
-    const created = await call(app.url, 'POST', `/orgs/${owner.orgId}/api-keys`, { token: owner.session, body });
+    const created = await call(rig.app.url, 'POST', `/orgs/${rig.owner.orgId}/api-keys`, {
+      token: rig.owner.session,
+      body,
+    });
     expect(created.status).toBe(201);
     return { id: created.body.id as string, key: created.body.key as string };
   };
-  const search = (key: string, query: string) => call(app.url, 'POST', '/search', { token: key, body: { query } });
+  const search = (key: string, query: string) => call(rig.app.url, 'POST', '/search', { token: key, body: { query } });
   /** `allowed` searches answered, then the next one refused: its 402 body. */
   const useUp = async (keys: string[], allowed: number): Promise<Json['body']> => {
     for (let i = 0; i < allowed; i++) expect((await search(keys[i % keys.length]!, `call ${i}`)).status).toBe(200);
@@ -83,22 +48,40 @@ describeBrowser('the dashboard shows and sets monthly credit limits', () => {
     await page.getByText(message).waitFor();
   };
 
+  /** A key or a project created in its screen's form: first with a limit refused inline (nothing created), then `limit`. */
+  const createWithLimit = async (
+    page: Page,
+    form: {
+      screen: 'keys' | 'projects';
+      nameLabel: string;
+      name: string;
+      refused: [string, string];
+      limit: string;
+      submit: string;
+      listed: (name: string) => Promise<Listed | undefined>;
+    },
+  ) => {
+    await page.goto(`/dashboard/orgs/${rig.owner.orgId}/${form.screen}`);
+    await page.getByLabel(form.nameLabel).fill(form.name);
+    await refusedInline(page, 'Monthly credit limit (optional)', ...form.refused, form.submit);
+    expect(await form.listed(form.name)).toBeUndefined();
+    await page.getByLabel('Monthly credit limit (optional)').fill(form.limit);
+    await page.getByRole('button', { name: form.submit }).click();
+  };
+
   for (const [device, viewport] of DEVICES) {
     test(`Key (${device}): created with a limit, listed; changed on its page; used up to a 402 naming the key, shown as 3 of 3; removed; a refusal shown`, async () => {
       const { context, page, errors } = await signedIn(viewport);
       const name = `Agent ${device}`;
-      await page.goto(`/dashboard/orgs/${owner.orgId}/keys`);
-      await page.getByLabel('Key name').fill(name);
-      await refusedInline(
-        page,
-        'Monthly credit limit (optional)',
-        '-1',
-        'The limit is 0 credits or more.',
-        'Create key',
-      );
-      expect(await listedKey(name)).toBeUndefined();
-      await page.getByLabel('Monthly credit limit (optional)').fill('2');
-      await page.getByRole('button', { name: 'Create key' }).click();
+      await createWithLimit(page, {
+        screen: 'keys',
+        nameLabel: 'Key name',
+        name,
+        refused: ['-1', 'The limit is 0 credits or more.'],
+        limit: '2',
+        submit: 'Create key',
+        listed: listedKey,
+      });
       const secret = await page.locator('input.secret').inputValue();
       const row = page.locator('table.responsive tbody tr', { hasText: name });
       await expect(row.locator('td[data-label="Monthly limit"]').textContent()).resolves.toBe('2 credits a month');
@@ -145,8 +128,8 @@ describeBrowser('the dashboard shows and sets monthly credit limits', () => {
       // What the server refuses is said in the form: the key was revoked elsewhere meanwhile.
       await page.getByRole('button', { name: `Set limit of ${name}`, exact: true }).click();
       await page.getByLabel('Monthly credit limit', { exact: true }).fill('10');
-      const revoked = await call(app.url, 'DELETE', `/orgs/${owner.orgId}/api-keys/${key.id}`, {
-        token: owner.session,
+      const revoked = await call(rig.app.url, 'DELETE', `/orgs/${rig.owner.orgId}/api-keys/${key.id}`, {
+        token: rig.owner.session,
       });
       expect(revoked.status).toBe(200);
       await page.getByRole('button', { name: 'Save limit' }).click();
@@ -163,23 +146,20 @@ describeBrowser('the dashboard shows and sets monthly credit limits', () => {
     test(`Project (${device}): created with a limit, changed in place; its live keys used up to a 402 naming the project, shown as 2 of 2`, async () => {
       const { context, page, errors } = await signedIn(viewport);
       const name = `Capped ${device}`;
-      await page.goto(`/dashboard/orgs/${owner.orgId}/projects`);
-      await page.getByLabel('Project name').fill(name);
-      await refusedInline(
-        page,
-        'Monthly credit limit (optional)',
-        '2.5',
-        'The limit is a whole number of credits.',
-        'Create project',
-      );
-      expect(await listedProject(name)).toBeUndefined();
-      await page.getByLabel('Monthly credit limit (optional)').fill('4');
-      await page.getByRole('button', { name: 'Create project' }).click();
+      await createWithLimit(page, {
+        screen: 'projects',
+        nameLabel: 'Project name',
+        name,
+        refused: ['2.5', 'The limit is a whole number of credits.'],
+        limit: '4',
+        submit: 'Create project',
+        listed: listedProject,
+      });
       await page.getByText(`Project “${name}” created.`).waitFor();
       const project = (await listedProject(name))!;
       expect(project.monthly_credit_limit).toBe(4);
 
-      await page.goto(`/dashboard/orgs/${owner.orgId}/projects`);
+      await page.goto(`/dashboard/orgs/${rig.owner.orgId}/projects`);
       const row = `table.responsive tbody tr:has-text("${name}")`;
       await page.locator(row).waitFor();
       expect(await budgetText(page, row)).toBe('0 of 4 credits (0 %)');
@@ -218,29 +198,24 @@ describeBrowser('the dashboard shows and sets monthly credit limits', () => {
   }
 
   test('a plain member sees the limits (a limit of 0 among them) and no form, at both widths', async () => {
-    const added = await call(app.url, 'POST', `/orgs/${owner.orgId}/members`, {
-      token: owner.session,
-      body: { email: 'reader@budgets.test', role: 'member' },
-    });
-    expect(added.status).toBe(201);
-    const reader = await setUpOrganization(app, smtp, 'reader@budgets.test');
-    const project = await call(app.url, 'POST', `/orgs/${owner.orgId}/projects`, {
-      token: owner.session,
+    const reader = await addMember(rig.app, rig.smtp, rig.owner, 'reader@budgets.test');
+    const project = await call(rig.app.url, 'POST', `/orgs/${rig.owner.orgId}/projects`, {
+      token: rig.owner.session,
       body: { name: 'Read only', monthly_credit_limit: 50 },
     });
     const closed = await createKey({ name: 'Closed', project_id: project.body.id, monthly_credit_limit: 0 });
     expect(await useUp([closed.key], 0)).toMatchObject({ limit: 'key', credits_used: 0, credits_limit: 0 });
 
     for (const [device, viewport] of DEVICES) {
-      const { context, page, errors } = await signedIn(viewport, reader.session);
-      await page.goto(`/dashboard/orgs/${owner.orgId}/keys/${closed.id}`);
+      const { context, page, errors } = await signedIn(viewport, reader);
+      await page.goto(`/dashboard/orgs/${rig.owner.orgId}/keys/${closed.id}`);
       await page.getByRole('heading', { name: 'API key “Closed”' }).waitFor();
       expect(await budgetText(page, '#key-budget')).toBe('0 of 0 credits: a limit of 0 refuses every call');
       expect(await page.getByRole('button', { name: /limit/ }).count()).toBe(0);
       expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
       await screenshot(page, `54-key-limit-member-${device}`);
 
-      await page.goto(`/dashboard/orgs/${owner.orgId}/projects`);
+      await page.goto(`/dashboard/orgs/${rig.owner.orgId}/projects`);
       const row = 'table.responsive tbody tr:has-text("Read only")';
       await page.locator(row).waitFor();
       expect(await budgetText(page, row)).toBe('0 of 50 credits (0 %)');
