@@ -1,57 +1,20 @@
-import type { Browser } from 'playwright-core';
-import {
-  buildDashboard,
-  hasChromium,
-  horizontalOverflow,
-  launchChromium,
-  newPage,
-  screenshot,
-} from './support/dashboard-browser.js';
+import { DEVICES, dashboardRig, describeBrowser, horizontalOverflow, screenshot } from './support/dashboard-browser.js';
 import { eventually } from './support/eventually.js';
 import { RequestLogWriter } from '../src/request-log/request-log.writer.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
-
-if (!hasChromium) console.warn('dashboard browser tests skipped: no Chromium at /usr/bin/chromium (set CHROMIUM_PATH)');
-const describeBrowser = hasChromium ? describe : describe.skip;
-
-const DEVICES = [
-  ['desktop', { width: 1280, height: 900 }],
-  ['phone', { width: 360, height: 740 }],
-] as const;
+import { addMember, call, setUpOrganization } from './support/test-app.js';
 
 /**
  * Managing what exists: renaming a project, a key's own page, an operator changing the plan. Each screen at desktop
  * and phone widths.
  */
 describeBrowser('the dashboard manages projects and keys', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
-  let browser: Browser;
-  let owner: Awaited<ReturnType<typeof setUpOrganization>>;
+  const rig = dashboardRig({ owner: 'owner@manage.test', env: { OPERATOR_EMAILS: 'ops@manage.test' } });
+  const signedIn = rig.signedIn;
 
-  beforeAll(async () => {
-    buildDashboard();
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url, OPERATOR_EMAILS: 'ops@manage.test' } });
-    browser = await launchChromium();
-    owner = await setUpOrganization(app, smtp, 'owner@manage.test');
-  }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
-  });
-
-  const signedIn = async (viewport: { width: number; height: number }, session = owner.session) => {
-    const opened = await newPage(browser, app, viewport);
-    await opened.context.addCookies([{ name: 'session', value: session, url: app.url }]);
-    return opened;
-  };
   const projectName = async (projectId: string) =>
     (
-      (await call(app.url, 'GET', `/orgs/${owner.orgId}/projects`, { token: owner.session })).body.projects as {
+      (await call(rig.app.url, 'GET', `/orgs/${rig.owner.orgId}/projects`, { token: rig.owner.session })).body
+        .projects as {
         id: string;
         name: string;
       }[]
@@ -60,15 +23,15 @@ describeBrowser('the dashboard manages projects and keys', () => {
   for (const [device, viewport] of DEVICES) {
     test(`Projects (${device}): rename a project in place; an empty name is refused inline; the API has the new name`, async () => {
       const { context, page, errors } = await signedIn(viewport);
-      await page.goto(`/dashboard/orgs/${owner.orgId}/projects`);
+      await page.goto(`/dashboard/orgs/${rig.owner.orgId}/projects`);
       await page.getByRole('heading', { name: /^Projects of/ }).waitFor();
-      const current = (await projectName(owner.projectId))!;
+      const current = (await projectName(rig.owner.projectId))!;
       await page.getByRole('button', { name: `Rename ${current}` }).click();
       const input = page.getByLabel('New name');
       await input.fill('   ');
       await input.press('Enter');
       await page.getByText('A name is required.').waitFor();
-      expect(await projectName(owner.projectId)).toBe(current);
+      expect(await projectName(rig.owner.projectId)).toBe(current);
       await screenshot(page, `40-project-rename-${device}`);
 
       const renamed = `Backend ${device}`;
@@ -76,7 +39,7 @@ describeBrowser('the dashboard manages projects and keys', () => {
       await page.getByRole('button', { name: 'Save' }).click();
       await page.getByText(`Project renamed to “${renamed}”.`).waitFor();
       await page.getByRole('button', { name: `Rename ${renamed}` }).waitFor();
-      expect(await projectName(owner.projectId)).toBe(renamed);
+      expect(await projectName(rig.owner.projectId)).toBe(renamed);
       expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
       await screenshot(page, `41-project-renamed-${device}`);
 
@@ -85,23 +48,18 @@ describeBrowser('the dashboard manages projects and keys', () => {
       await page.getByLabel('New name').fill('not saved');
       await page.getByLabel('New name').press('Escape');
       await page.getByRole('button', { name: `Rename ${renamed}` }).waitFor();
-      expect(await projectName(owner.projectId)).toBe(renamed);
+      expect(await projectName(rig.owner.projectId)).toBe(renamed);
       expect(errors).toEqual([]);
       await context.close();
     }, 60_000);
   }
 
   test('Projects: a plain member sees the names without a Rename button', async () => {
-    const added = await call(app.url, 'POST', `/orgs/${owner.orgId}/members`, {
-      token: owner.session,
-      body: { email: 'reader@manage.test', role: 'member' },
-    });
-    expect(added.status).toBe(201);
-    const reader = await setUpOrganization(app, smtp, 'reader@manage.test');
-    const { context, page, errors } = await signedIn({ width: 1280, height: 900 }, reader.session);
-    await page.goto(`/dashboard/orgs/${owner.orgId}/projects`);
+    const reader = await addMember(rig.app, rig.smtp, rig.owner, 'reader@manage.test');
+    const { context, page, errors } = await signedIn({ width: 1280, height: 900 }, reader);
+    await page.goto(`/dashboard/orgs/${rig.owner.orgId}/projects`);
     await page.getByRole('heading', { name: /^Projects of/ }).waitFor();
-    await page.getByText((await projectName(owner.projectId))!, { exact: true }).waitFor();
+    await page.getByText((await projectName(rig.owner.projectId))!, { exact: true }).waitFor();
     expect(await page.getByRole('button', { name: /^Rename / }).count()).toBe(0);
     expect(errors).toEqual([]);
     await context.close();
@@ -110,42 +68,45 @@ describeBrowser('the dashboard manages projects and keys', () => {
   for (const [device, viewport] of DEVICES) {
     test(`Key page (${device}): from the list to one key's facts, usage and recent requests; rename and revoke there`, async () => {
       const name = `Crawler ${device}`;
-      const created = await call(app.url, 'POST', `/orgs/${owner.orgId}/api-keys`, {
-        token: owner.session,
-        body: { name, project_id: owner.projectId, scopes: ['search', 'extract'], depth_limit: 'basic' },
+      const created = await call(rig.app.url, 'POST', `/orgs/${rig.owner.orgId}/api-keys`, {
+        token: rig.owner.session,
+        body: { name, project_id: rig.owner.projectId, scopes: ['search', 'extract'], depth_limit: 'basic' },
       });
       expect(created.status).toBe(201);
       const key = created.body.key as string;
       const keyId = created.body.id as string;
       for (const query of ['alpha', 'beta', 'gamma']) {
-        expect((await call(app.url, 'POST', '/search', { token: key, body: { query } })).status).toBe(200);
+        expect((await call(rig.app.url, 'POST', '/search', { token: key, body: { query } })).status).toBe(200);
       }
-      const refused = await call(app.url, 'POST', '/search', {
+      const refused = await call(rig.app.url, 'POST', '/search', {
         token: key,
         body: { query: 'too deep', search_depth: 'advanced' },
       });
       expect(refused.status).toBe(403);
       const usage = await eventually(
         'the usage report',
-        async () => (await call(app.url, 'GET', `/orgs/${owner.orgId}/usage`, { token: owner.session })).body,
+        async () =>
+          (await call(rig.app.url, 'GET', `/orgs/${rig.owner.orgId}/usage`, { token: rig.owner.session })).body,
         (report) =>
           report.by_key.some((k: { key_id: string; requests: number }) => k.key_id === keyId && k.requests === 3),
       );
       const byKey = usage.by_key.find((k: { key_id: string }) => k.key_id === keyId);
-      await app.app.get(RequestLogWriter).flush();
+      await rig.app.app.get(RequestLogWriter).flush();
       const logged = (
-        await call(app.url, 'GET', `/orgs/${owner.orgId}/requests?key_id=${keyId}`, { token: owner.session })
+        await call(rig.app.url, 'GET', `/orgs/${rig.owner.orgId}/requests?key_id=${keyId}`, {
+          token: rig.owner.session,
+        })
       ).body.requests as { request_id: string; summary: string; status: number }[];
       expect(logged.map((r) => r.status).sort()).toEqual([200, 200, 200, 403]);
       const listed = (
-        await call(app.url, 'GET', `/orgs/${owner.orgId}/api-keys`, { token: owner.session })
+        await call(rig.app.url, 'GET', `/orgs/${rig.owner.orgId}/api-keys`, { token: rig.owner.session })
       ).body.keys.find((k: { id: string }) => k.id === keyId);
 
       const { context, page, errors } = await signedIn(viewport);
-      await page.goto(`/dashboard/orgs/${owner.orgId}/keys`);
+      await page.goto(`/dashboard/orgs/${rig.owner.orgId}/keys`);
       await page.getByRole('link', { name, exact: true }).click();
       await page.getByRole('heading', { name: `API key “${name}”` }).waitFor();
-      expect(new URL(page.url()).pathname).toBe(`/dashboard/orgs/${owner.orgId}/keys/${keyId}`);
+      expect(new URL(page.url()).pathname).toBe(`/dashboard/orgs/${rig.owner.orgId}/keys/${keyId}`);
       const facts = Object.fromEntries(
         await page
           .locator('#key-facts .fact')
@@ -157,7 +118,7 @@ describeBrowser('the dashboard manages projects and keys', () => {
         Name: `${name}Rename`,
         Prefix: `${listed.prefix}…`,
         Environment: 'live',
-        Project: await projectName(owner.projectId),
+        Project: await projectName(rig.owner.projectId),
         Status: 'active',
         Scopes: 'search, extract',
         Depth: 'basic only (advanced is refused)',
@@ -178,7 +139,8 @@ describeBrowser('the dashboard manages projects and keys', () => {
       await page.getByRole('heading', { name: `API key “${name} (old)”` }).waitFor();
       await page.getByText(`Key renamed to “${name} (old)”.`).waitFor();
       const keys = async () =>
-        (await call(app.url, 'GET', `/orgs/${owner.orgId}/api-keys`, { token: owner.session })).body.keys as {
+        (await call(rig.app.url, 'GET', `/orgs/${rig.owner.orgId}/api-keys`, { token: rig.owner.session })).body
+          .keys as {
           id: string;
           name: string;
           status: string;
@@ -192,7 +154,7 @@ describeBrowser('the dashboard manages projects and keys', () => {
       await page.locator('#key-facts').getByText('revoked', { exact: true }).waitFor();
       expect(await page.getByRole('button', { name: /^(Rename|Revoke) / }).count()).toBe(0);
       expect((await keys()).find((k) => k.id === keyId)?.status).toBe('revoked');
-      expect((await call(app.url, 'POST', '/search', { token: key, body: { query: 'after' } })).status).toBe(401);
+      expect((await call(rig.app.url, 'POST', '/search', { token: key, body: { query: 'after' } })).status).toBe(401);
       await screenshot(page, `43-key-revoked-${device}`);
       expect(errors).toEqual([]);
       await context.close();
@@ -200,14 +162,14 @@ describeBrowser('the dashboard manages projects and keys', () => {
   }
 
   test("Key page: another organization's key, or no key, is not found (and says so)", async () => {
-    const other = await setUpOrganization(app, smtp, 'other@manage.test');
-    const theirs = await call(app.url, 'POST', `/orgs/${other.orgId}/api-keys`, {
+    const other = await setUpOrganization(rig.app, rig.smtp, 'other@manage.test');
+    const theirs = await call(rig.app.url, 'POST', `/orgs/${other.orgId}/api-keys`, {
       token: other.session,
       body: { name: 'Theirs', project_id: other.projectId },
     });
     const { context, page, errors } = await signedIn({ width: 1280, height: 900 });
     for (const keyId of [theirs.body.id as string, 'nope']) {
-      await page.goto(`/dashboard/orgs/${owner.orgId}/keys/${keyId}`);
+      await page.goto(`/dashboard/orgs/${rig.owner.orgId}/keys/${keyId}`);
       await page.getByRole('heading', { name: 'Key not found' }).waitFor();
       expect(await page.content()).not.toContain('Theirs');
     }
@@ -218,7 +180,7 @@ describeBrowser('the dashboard manages projects and keys', () => {
   }, 60_000);
 
   const organization = async () =>
-    (await call(app.url, 'GET', `/orgs/${owner.orgId}`, { token: owner.session })).body as {
+    (await call(rig.app.url, 'GET', `/orgs/${rig.owner.orgId}`, { token: rig.owner.session })).body as {
       plan: string;
       monthly_credit_allowance: number;
       rate_limit_per_minute: { live: number; test: number };
@@ -226,24 +188,19 @@ describeBrowser('the dashboard manages projects and keys', () => {
 
   for (const [device, viewport] of DEVICES) {
     test(`Members and plan (${device}): an operator changes the plan there; the owner, no operator, cannot`, async () => {
-      const added = await call(app.url, 'POST', `/orgs/${owner.orgId}/members`, {
-        token: owner.session,
-        body: { email: 'ops@manage.test', role: 'member' },
-      });
-      expect(added.status).toBe(201);
-      const ops = await setUpOrganization(app, smtp, 'ops@manage.test');
+      const ops = await addMember(rig.app, rig.smtp, rig.owner, 'ops@manage.test');
 
       // The owner sees the plan and who changes it, and no form.
       const asOwner = await signedIn(viewport);
-      await asOwner.page.goto(`/dashboard/orgs/${owner.orgId}/members`);
+      await asOwner.page.goto(`/dashboard/orgs/${rig.owner.orgId}/members`);
       await asOwner.page.getByRole('heading', { name: /^Members and plan of/ }).waitFor();
       await asOwner.page.getByText('Plans are changed by an operator of this server').waitFor();
       expect(await asOwner.page.getByRole('button', { name: 'Change plan' }).count()).toBe(0);
       expect(asOwner.errors).toEqual([]);
       await asOwner.context.close();
 
-      const { context, page, errors } = await signedIn(viewport, ops.session);
-      await page.goto(`/dashboard/orgs/${owner.orgId}/members`);
+      const { context, page, errors } = await signedIn(viewport, ops);
+      await page.goto(`/dashboard/orgs/${rig.owner.orgId}/members`);
       await page.getByRole('heading', { name: 'Change the plan (operator)' }).waitFor();
       const before = await organization();
       expect(await page.getByLabel('Plan', { exact: true }).inputValue()).toBe(before.plan);

@@ -78,6 +78,8 @@ export interface Project {
   id: string;
   org_id: string;
   name: string;
+  /** Credits its live keys may spend together per calendar month (UTC); null: no limit of its own. */
+  monthly_credit_limit: number | null;
   created_at: string;
 }
 export interface ApiKey {
@@ -92,6 +94,8 @@ export interface ApiKey {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** Credits the key may spend per calendar month (UTC, its environment's); null: no limit of its own. */
+  monthly_credit_limit: number | null;
 }
 export type Environment = 'live' | 'test';
 export interface Figures {

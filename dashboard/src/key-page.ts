@@ -1,4 +1,6 @@
 import { type ApiKey, type RequestLogPage, type Usage, api } from './api.js';
+import { budgetCell } from './budget-cell.js';
+import { limitText } from './budget-meter.js';
 import { type Context, navLink } from './context.js';
 import { formatMonth, formatNumber, h, preciseTimeEl, table, timeEl } from './dom.js';
 import { confirmRevoke } from './keys-page.js';
@@ -8,8 +10,9 @@ import { renameCell } from './rename-cell.js';
 const RECENT = 10;
 
 /**
- * One key: what it is and may do, this month's usage and its latest requests (from the key listing, the usage
- * report and the request log), with rename and revoke for owners and admins.
+ * One key: what it is and may do, this month's usage against its own monthly credit limit and its latest requests
+ * (from the key listing, the usage report and the request log), with rename, the limit and revoke for owners and
+ * admins.
  */
 export async function keyPage(ctx: Context, keyId: string): Promise<Node> {
   const org = ctx.org!;
@@ -99,6 +102,33 @@ export async function keyPage(ctx: Context, keyId: string): Promise<Node> {
         ? 'Live credits count against the monthly allowance. '
         : 'Test credits are recorded, never counted against the allowance. ',
       navLink(`/orgs/${org.id}/ledger?key_id=${key.id}`, 'Ledger of this key'),
+    ),
+    h('h2', {}, 'Monthly credit limit'),
+    h(
+      'div',
+      { id: 'key-budget' },
+      budgetCell({
+        used: credits,
+        limit: key.monthly_credit_limit,
+        what: key.name,
+        canEdit: manage,
+        save: async (limit) => {
+          await api('PATCH', `/orgs/${org.id}/api-keys/${key.id}`, { monthly_credit_limit: limit });
+          reload(
+            limit === null
+              ? `“${key.name}” has no monthly credit limit of its own now.`
+              : `Monthly credit limit of “${key.name}” set to ${limitText(limit)}.`,
+          );
+        },
+      }),
+    ),
+    h(
+      'p',
+      { class: 'hint' },
+      key.environment === 'live'
+        ? "It counts this key's live credits of the month; its project's limit and the monthly allowance bind too. "
+        : "It counts this key's test credits of the month (test credits count against no other limit). ",
+      'A call past a limit is refused with 402.',
     ),
     h('h2', {}, 'Recent requests'),
     table(

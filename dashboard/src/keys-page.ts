@@ -1,7 +1,9 @@
 import { quickstart } from './quickstart.js';
 import { type ApiKey, type Project, SCOPES, api } from './api.js';
 import { type Context, navLink } from './context.js';
+import { limitText } from './budget-meter.js';
 import { announce, field, h, table, timeEl, uid } from './dom.js';
+import { LIMIT_HINT, limitInput, readLimit } from './limit-input.js';
 import { renameCell } from './rename-cell.js';
 import { canManage, listProjects } from './org-pages.js';
 
@@ -52,7 +54,18 @@ function renderList(ctx: Context, list: HTMLElement, keys: ApiKey[], projects: P
   list.replaceChildren(
     table(
       'API keys',
-      ['Name', 'Prefix', 'Environment', 'Project', 'Allowed', 'Created', 'Last used', 'Status', 'Actions'],
+      [
+        'Name',
+        'Prefix',
+        'Environment',
+        'Project',
+        'Allowed',
+        'Monthly limit',
+        'Created',
+        'Last used',
+        'Status',
+        'Actions',
+      ],
       keys.map((key) => [
         nameCell(ctx, key, reload),
         h('code', { class: 'prefix' }, `${key.prefix}…`),
@@ -64,6 +77,7 @@ function renderList(ctx: Context, list: HTMLElement, keys: ApiKey[], projects: P
           key.scopes.join(', '),
           key.depth_limit === 'basic' ? h('strong', {}, ' · basic depth only') : null,
         ),
+        limitText(key.monthly_credit_limit),
         timeEl(key.created_at),
         key.last_used_at ? timeEl(key.last_used_at) : 'never',
         h('span', { class: `badge status-${key.status}` }, key.status),
@@ -164,6 +178,7 @@ function createForm(ctx: Context, projects: Project[], reveal: HTMLElement, list
   );
   const scopes = SCOPES.map((scope) => h('input', { type: 'checkbox', value: scope, checked: true, id: uid('scope') }));
   const basicOnly = h('input', { type: 'checkbox', id: uid('depth') });
+  const limit = limitInput();
   const error = h('p', { class: 'form-error', role: 'alert' });
   const submit = h('button', { type: 'submit', class: 'button' }, 'Create key');
   const form = h(
@@ -195,6 +210,7 @@ function createForm(ctx: Context, projects: Project[], reveal: HTMLElement, list
             environment: environments.find((e) => e.checked)?.value ?? 'live',
             scopes: chosen,
             depth_limit: basicOnly.checked ? 'basic' : null,
+            monthly_credit_limit: readLimit(limit),
           });
           form.reset();
           showOnce(reveal, created);
@@ -213,6 +229,7 @@ function createForm(ctx: Context, projects: Project[], reveal: HTMLElement, list
       { class: 'grid' },
       field('Key name', name, 'Only you see it, e.g. “Production backend”.'),
       field('Project', project),
+      field('Monthly credit limit (optional)', limit, LIMIT_HINT),
     ),
     h(
       'fieldset',

@@ -1,15 +1,19 @@
 import { ApiError, type ApiKey, type Organization, type Project, type Usage, api } from './api.js';
+import { budgetCell } from './budget-cell.js';
+import { limitText } from './budget-meter.js';
 import { type Context, navLink } from './context.js';
 import { field, formatMonth, formatNumber, h, table, timeEl } from './dom.js';
+import { LIMIT_HINT, limitInput, readLimit } from './limit-input.js';
 import { renameCell } from './rename-cell.js';
 
 export const canManage = (org: Organization) => org.role === 'owner' || org.role === 'admin';
 
-/** A one-field create form: name in, POST, then `done` with the answer. */
+/** A create form: a name (and any `extra` fields, which `post` reads itself) in, POST, then `done` with the answer. */
 export function nameForm<T>(options: {
   heading: string;
   label: string;
   button: string;
+  extra?: Node;
   post: (name: string) => Promise<T>;
   done: (created: T) => void;
 }): HTMLFormElement {
@@ -43,8 +47,10 @@ export function nameForm<T>(options: {
       },
     },
     h('h2', { id: headingId }, options.heading),
-    h('div', { class: 'row' }, field(options.label, input), submit),
-    error,
+    // With more fields (and their hints), the button goes below them, as in the key form.
+    options.extra
+      ? [h('div', { class: 'grid' }, field(options.label, input), options.extra), error, submit]
+      : [h('div', { class: 'row' }, field(options.label, input), submit), error],
   );
 }
 
@@ -102,6 +108,11 @@ export async function projectsPage(ctx: Context): Promise<Node> {
   ]);
   const figures = (projectId: string, environment: 'live' | 'test') =>
     usage.by_project.find((u) => u.project_id === projectId && u.environment === environment)?.credits ?? 0;
+  const reload = (message: string) => {
+    ctx.flash(message);
+    ctx.navigate(`/orgs/${org.id}/projects`, { replace: true });
+  };
+  const limit = limitInput();
   return h(
     'div',
     {},
@@ -109,11 +120,12 @@ export async function projectsPage(ctx: Context): Promise<Node> {
     h(
       'p',
       { class: 'lead' },
-      `Projects group API keys; usage is reported per project. Credits: ${formatMonth(usage.month)}.`,
+      `Projects group API keys; usage is reported per project. Credits: ${formatMonth(usage.month)}. A project's ` +
+        'monthly credit limit counts the live credits of all its keys together.',
     ),
     table(
       'Projects',
-      ['Name', 'Active keys', 'Live credits', 'Test credits', 'Created', 'See'],
+      ['Name', 'Active keys', 'Live credits', 'Test credits', 'Monthly limit (live)', 'Created', 'See'],
       projects.map((p) => [
         renameCell({
           name: p.name,
@@ -121,13 +133,26 @@ export async function projectsPage(ctx: Context): Promise<Node> {
           canRename: canManage(org),
           save: async (name) => {
             await api('PATCH', `/orgs/${org.id}/projects/${p.id}`, { name });
-            ctx.flash(`Project renamed to “${name}”.`);
-            ctx.navigate(`/orgs/${org.id}/projects`, { replace: true });
+            reload(`Project renamed to “${name}”.`);
           },
         }),
         formatNumber(keys.filter((k) => k.project_id === p.id && k.status === 'active').length),
         formatNumber(figures(p.id, 'live')),
         formatNumber(figures(p.id, 'test')),
+        budgetCell({
+          used: figures(p.id, 'live'),
+          limit: p.monthly_credit_limit,
+          what: p.name,
+          canEdit: canManage(org),
+          save: async (limit) => {
+            await api('PATCH', `/orgs/${org.id}/projects/${p.id}`, { monthly_credit_limit: limit });
+            reload(
+              limit === null
+                ? `Project “${p.name}” has no monthly credit limit of its own now.`
+                : `Monthly credit limit of project “${p.name}” set to ${limitText(limit)}.`,
+            );
+          },
+        }),
         timeEl(p.created_at),
         [
           navLink(`/orgs/${org.id}/ledger?project_id=${p.id}`, 'Ledger', { 'aria-label': `Ledger of ${p.name}` }),
@@ -142,7 +167,8 @@ export async function projectsPage(ctx: Context): Promise<Node> {
           heading: 'Create a project',
           label: 'Project name',
           button: 'Create project',
-          post: (name) => api('POST', `/orgs/${org.id}/projects`, { name }),
+          extra: field('Monthly credit limit (optional)', limit, LIMIT_HINT),
+          post: (name) => api('POST', `/orgs/${org.id}/projects`, { name, monthly_credit_limit: readLimit(limit) }),
           done: (project) => {
             ctx.navigate(`/orgs/${org.id}/keys`);
             ctx.flash(`Project “${project.name}” created. You can now create API keys for it.`);

@@ -2,13 +2,66 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
-import { type SmtpSink, signInTokenFrom } from './smtp-sink.js';
-import type { TestApp } from './test-app.js';
+import { SmtpSink, signInTokenFrom } from './smtp-sink.js';
+import { type TestApp, dropSchema, setUpOrganization, startTestApp } from './test-app.js';
 
 /** Debian's Chromium (never a downloaded one); without it the browser tests say they are skipped. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
 export const SCREENSHOTS = path.join(process.cwd(), 'test-artifacts', 'dashboard');
+
+/** The widths every screen is checked at: a desktop's and a phone's. */
+export const DEVICES = [
+  ['desktop', { width: 1280, height: 900 }],
+  ['phone', { width: 360, height: 740 }],
+] as const;
+
+/** `describe` when Chromium is there; otherwise the block is skipped, and says so. */
+export function describeBrowser(name: string, body: () => void): void {
+  if (!hasChromium) console.warn(`${name}: skipped, no Chromium at ${CHROMIUM} (set CHROMIUM_PATH)`);
+  (hasChromium ? describe : describe.skip)(name, body);
+}
+
+export interface DashboardRig {
+  smtp: SmtpSink;
+  app: TestApp;
+  browser: Browser;
+  /** The signed-in owner of an organization with a project (setUpOrganization). */
+  owner: Awaited<ReturnType<typeof setUpOrganization>>;
+  /** A fresh browser profile at `viewport`, signed in with `session` (the cookie the dashboard sets; the owner's). */
+  signedIn(
+    viewport: { width: number; height: number },
+    session?: string,
+  ): Promise<{ context: BrowserContext; page: Page; errors: string[] }>;
+}
+
+/**
+ * What a dashboard test file runs against, set up before its tests and closed after them: the dashboard's assets
+ * built, an SMTP sink, the app (mailing there; `env` on top), Chromium, and `owner` signed in with an organization.
+ */
+export function dashboardRig(options: { owner: string; env?: Record<string, string> }): DashboardRig {
+  const rig = {
+    signedIn: async (viewport, session = rig.owner.session) => {
+      const opened = await newPage(rig.browser, rig.app, viewport);
+      await opened.context.addCookies([{ name: 'session', value: session, url: rig.app.url }]);
+      return opened;
+    },
+  } as DashboardRig;
+  beforeAll(async () => {
+    buildDashboard();
+    rig.smtp = await SmtpSink.start();
+    rig.app = await startTestApp({ env: { SMTP_URL: rig.smtp.url, ...options.env } });
+    rig.browser = await launchChromium();
+    rig.owner = await setUpOrganization(rig.app, rig.smtp, options.owner);
+  }, 120_000);
+  afterAll(async () => {
+    await rig.browser?.close();
+    await rig.app?.close();
+    await rig.smtp?.stop();
+    if (rig.app) await dropSchema(rig.app.schema);
+  });
+  return rig;
+}
 
 /** Compiles the dashboard's assets (what `npm run build` does too), so that `npm test` alone works on a fresh clone. */
 export function buildDashboard(): void {

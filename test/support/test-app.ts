@@ -102,3 +102,19 @@ export async function setUpOrganization(app: TestApp, smtp: SmtpSink, email: str
   });
   return { session, orgId: org.body.id as string, projectId: project.body.id as string };
 }
+
+/** `email` added to an organization by its owner (or an admin) with `role`, then signed in: the member's session. */
+export async function addMember(
+  app: TestApp,
+  smtp: SmtpSink,
+  org: { orgId: string; session: string },
+  email: string,
+  role: 'member' | 'admin' = 'member',
+): Promise<string> {
+  const added = await call(app.url, 'POST', `/orgs/${org.orgId}/members`, {
+    token: org.session,
+    body: { email, role },
+  });
+  if (added.status !== 201) throw new Error(`adding ${email} answered ${added.status}`);
+  return signIn(app, smtp, email);
+}
