@@ -14,7 +14,7 @@ import { RequestLogWriter } from '../src/request-log/request-log.writer.js';
 import { SmtpSink } from './support/smtp-sink.js';
 import { StaticSite } from './support/static-site.js';
 import { parseCsv } from './support/csv.js';
-import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
+import { type TestApp, call, dropSchema, rename, setUpOrganization, startTestApp } from './support/test-app.js';
 
 if (!hasChromium) console.warn('dashboard browser tests skipped: no Chromium at /usr/bin/chromium (set CHROMIUM_PATH)');
 const describeBrowser = hasChromium ? describe : describe.skip;
@@ -73,13 +73,6 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
     liveKey = web.secret;
     const batchKey = (await key('Batch jobs', batch.body.id as string, 'live')).secret;
     const testKey = (await key('CI', owner.projectId, 'test')).secret;
-    const rename = async (path: string, name: string) => {
-      const response = await call(app.url, 'PATCH', `/orgs/${owner.orgId}/${path}`, {
-        token: owner.session,
-        body: { name },
-      });
-      expect(response.status).toBe(200);
-    };
     const basicOnly = await call(app.url, 'POST', `/orgs/${owner.orgId}/api-keys`, {
       token: owner.session,
       body: { name: 'Basic only', project_id: owner.projectId, depth_limit: 'basic' },
@@ -96,10 +89,10 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
       await ok('/extract', batchKey, { urls: [`${site.origin}/one.html`, `${site.origin}/two.html`] })
     ).request_id;
     // Renamed between charges: the charges before keep the names they were charged under.
-    await rename(`projects/${batch.body.id as string}`, 'Batch nightly');
+    await rename(app, owner, `projects/${batch.body.id as string}`, 'Batch nightly');
     for (let i = 0; i < 5; i++)
       beforeRenameRequestId = (await ok('/search', liveKey, { query: `danube ${i}` })).request_id;
-    await rename(`api-keys/${web.id}`, 'Web app');
+    await rename(app, owner, `api-keys/${web.id}`, 'Web app');
     answerRequestId = (await ok('/search', liveKey, { query: 'danube countries', include_answer: true })).request_id;
     for (let i = 0; i < 2; i++) await ok('/search', batchKey, { query: `rhine ${i}`, search_depth: 'advanced' });
     for (let i = 0; i < 2; i++) await ok('/search', testKey, { query: `test ${i}` });

