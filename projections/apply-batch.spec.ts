@@ -24,6 +24,18 @@ function events(count: number, keys: readonly string[]): RecordedEvent[] {
   const chargeIds: string[] = [];
   return Array.from({ length: count }, (_, i) => {
     const at = new Date(Date.UTC(2026, 10, 30, 23, 59) + Math.floor(random() * 120_000));
+    const naming = namingEvent(i, keys, projectId, orgs[0]!);
+    if (naming) {
+      return {
+        id: randomUUID(),
+        streamId: 'names',
+        revision: BigInt(i),
+        position: { commit: BigInt(1000 + Math.floor(i / 3)), prepare: BigInt(i + 1) },
+        ...naming,
+        metadata: { schema_version: 1, occurred_at: at.toISOString(), actor: { type: 'operator', id: 'test' } },
+        created: at,
+      };
+    }
     const units =
       random() < 0.3
         ? {
@@ -72,11 +84,32 @@ function events(count: number, keys: readonly string[]): RecordedEvent[] {
   });
 }
 
+/**
+ * Now and then a project or key is created or renamed between charges (the first two keys: the third stays unknown
+ * to the ledger's names), so that the charges after it carry other names.
+ */
+function namingEvent(i: number, keys: readonly string[], projectId: string, orgId: string) {
+  if (i % 40 === 7) {
+    const data = { project_id: projectId, org_id: orgId, name: `project ${i}` };
+    return { type: i < 40 ? 'ProjectCreated' : 'ProjectRenamed', data };
+  }
+  if (i % 40 !== 27) return undefined;
+  const round = Math.floor(i / 40);
+  const keyId = keys[round % 2]!;
+  if (round >= 2) return { type: 'KeyRenamed', data: { key_id: keyId, org_id: orgId, name: `key ${i}` } };
+  const created = { project_id: projectId, environment: 'live', prefix: 'p', key_hash: keyId, scopes: ['search'] };
+  return {
+    type: 'KeyCreated',
+    data: { key_id: keyId, org_id: orgId, name: `key ${i}`, ...created, depth_limit: null },
+  };
+}
+
 const TABLES: Record<string, string> = {
   monthly_totals: 'org_id, month, environment',
   usage_daily: 'org_id, day, project_id, key_id, operation, environment',
   monthly_units: 'org_id, month, environment, price_class',
   ledger_entries: 'commit_position, prepare_position',
+  ledger_names: 'kind, id',
   api_keys: 'key_id',
 };
 
@@ -117,6 +150,13 @@ describe('applyEvents in runs (applyMany)', () => {
     const all = events(600, keys);
     const oneByOne = await project(all, keys, 1);
     expect(oneByOne.rows.ledger_entries!.length).toBeGreaterThan(500);
+    const named = (oneByOne.rows.ledger_entries as { key_name: string | null; project_name: string | null }[]).filter(
+      (entry) => entry.key_name !== null,
+    );
+    expect(new Set(named.map((entry) => entry.key_name)).size).toBeGreaterThan(5);
+    expect(
+      new Set(oneByOne.rows.ledger_entries!.map((entry) => (entry as { project_name: string }).project_name)).size,
+    ).toBeGreaterThan(5);
     for (const batchSize of [500, 37]) {
       const batched = await project(all, keys, batchSize);
       expect(batched.rows).toEqual(oneByOne.rows);

@@ -13,7 +13,8 @@ import {
 import { RequestLogWriter } from '../src/request-log/request-log.writer.js';
 import { SmtpSink } from './support/smtp-sink.js';
 import { StaticSite } from './support/static-site.js';
-import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
+import { parseCsv } from './support/csv.js';
+import { type TestApp, call, dropSchema, rename, setUpOrganization, startTestApp } from './support/test-app.js';
 
 if (!hasChromium) console.warn('dashboard browser tests skipped: no Chromium at /usr/bin/chromium (set CHROMIUM_PATH)');
 const describeBrowser = hasChromium ? describe : describe.skip;
@@ -43,6 +44,7 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
   let owner: Awaited<ReturnType<typeof setUpOrganization>>;
   let liveKey: string;
   let answerRequestId: string;
+  let beforeRenameRequestId: string;
   let extractRequestId: string;
   let refusedRequestId: string;
   let ledger: LedgerEntry[];
@@ -65,11 +67,12 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
         body: { name, project_id: projectId, environment },
       });
       expect(created.status).toBe(201);
-      return created.body.key as string;
+      return { secret: created.body.key as string, id: created.body.id as string };
     };
-    liveKey = await key('Web', owner.projectId, 'live');
-    const batchKey = await key('Batch jobs', batch.body.id as string, 'live');
-    const testKey = await key('CI', owner.projectId, 'test');
+    const web = await key('Web', owner.projectId, 'live');
+    liveKey = web.secret;
+    const batchKey = (await key('Batch jobs', batch.body.id as string, 'live')).secret;
+    const testKey = (await key('CI', owner.projectId, 'test')).secret;
     const basicOnly = await call(app.url, 'POST', `/orgs/${owner.orgId}/api-keys`, {
       token: owner.session,
       body: { name: 'Basic only', project_id: owner.projectId, depth_limit: 'basic' },
@@ -85,7 +88,11 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
     extractRequestId = (
       await ok('/extract', batchKey, { urls: [`${site.origin}/one.html`, `${site.origin}/two.html`] })
     ).request_id;
-    for (let i = 0; i < 5; i++) await ok('/search', liveKey, { query: `danube ${i}` });
+    // Renamed between charges: the charges before keep the names they were charged under.
+    await rename(app, owner, `projects/${batch.body.id as string}`, 'Batch nightly');
+    for (let i = 0; i < 5; i++)
+      beforeRenameRequestId = (await ok('/search', liveKey, { query: `danube ${i}` })).request_id;
+    await rename(app, owner, `api-keys/${web.id}`, 'Web app');
     answerRequestId = (await ok('/search', liveKey, { query: 'danube countries', include_answer: true })).request_id;
     for (let i = 0; i < 2; i++) await ok('/search', batchKey, { query: `rhine ${i}`, search_depth: 'advanced' });
     for (let i = 0; i < 2; i++) await ok('/search', testKey, { query: `test ${i}` });
@@ -195,8 +202,22 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
       const totals = page.locator('#ledger-totals');
       expect(await totals.locator('[data-total="live-credits"]').textContent()).toBe(`${ledgerSum('live')} credits`);
       expect(await totals.locator('[data-total="test-credits"]').textContent()).toBe(`${ledgerSum('test')} credits`);
-      expect(await totals.textContent()).toContain(`${ledger.length} charges match`);
+      const month = new Date().toISOString().slice(0, 7);
+      const monthName = new Date().toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+      expect(await totals.textContent()).toContain(`${ledger.length} charges match in ${monthName}`);
+      expect(await page.getByLabel('Month', { exact: true }).inputValue()).toBe(month);
+      expect(await page.getByLabel('Every month').isChecked()).toBe(false);
       expect(await page.locator('#page-number').textContent()).toBe('Page 1 of 1');
+      // Names as charged, today's beside them where they differ.
+      const extractRow = page.locator('tr', { hasText: extractRequestId });
+      expect(await extractRow.locator('td').nth(4).textContent()).toBe('Batchnow: Batch nightly');
+      expect(await extractRow.locator('td').nth(5).textContent()).not.toContain('now:');
+      const beforeRename = page.locator('tr', { hasText: beforeRenameRequestId });
+      expect(await beforeRename.locator('td').nth(5).locator('.renamed').textContent()).toBe('now: Web app');
+      expect(await beforeRename.locator('td').nth(5).textContent()).toMatch(/^Web sk_live_[^…]+…now: Web app$/);
+      expect(await beforeRename.locator('td').nth(4).textContent()).toBe('Main');
+      const afterRename = page.locator('tr', { hasText: answerRequestId });
+      expect(await afterRename.locator('td').nth(5).textContent()).toMatch(/^Web app sk_live_[^…]+…$/);
       // Newest first: the test key's answer search was the last call.
       const firstRow = page.locator('table.responsive tbody tr').first();
       expect(await firstRow.textContent()).toContain(
@@ -226,6 +247,18 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
       expect(await page.locator('table.responsive tbody tr').first().textContent()).toContain(
         'basic extraction: 2 successful URLs',
       );
+
+      // Every month: the same charges (all of them are this month's); a past month has none.
+      await page.getByLabel('Every month').check();
+      expect(await page.getByLabel('Month', { exact: true }).isDisabled()).toBe(true);
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await page.waitForURL(/month=all/);
+      await page
+        .locator('#ledger-totals', { hasText: `${ledgerCount('live')} charges match in every month` })
+        .waitFor();
+      await page.goto(`/dashboard/orgs/${owner.orgId}/ledger?month=2020-01`);
+      await page.getByText('No charges in January 2020.').waitFor();
+      expect(await page.locator('#ledger-totals').textContent()).toContain('0 charges match in January 2020');
       expect(errors).toEqual([]);
       await context.close();
     }, 60_000);
@@ -445,15 +478,35 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
     const finance = await save('Export CSV for finance');
     expect(finance.name).toMatch(/^ledger-finance-/);
     expect(finance.text.split('\r\n')[0]).toBe(
-      'Time (UTC),Billing month,Project,Key,Key prefix,Environment,Operation,Depth,Via,Credits,Price,Request id,Charge id,Idempotency key',
+      'Record,Time (UTC),Billing month,Project,Project now,Key,Key now,Key prefix,Environment,Billable,Operation,' +
+        'Depth,Via,Credits,Price,Request id,Charge id,Idempotency key',
     );
+    const [header, ...records] = parseCsv(finance.text);
+    const cell = (record: string[], name: string) => record[header!.indexOf(name)];
+    const extract = records.find((record) => cell(record, 'Request id') === extractRequestId)!;
+    expect([cell(extract, 'Project'), cell(extract, 'Project now'), cell(extract, 'Billable')]).toEqual([
+      'Batch',
+      'Batch nightly',
+      'yes',
+    ]);
+    const totals = records.filter((record) => cell(record, 'Record') === 'total');
+    expect(totals.map((record) => [cell(record, 'Environment'), cell(record, 'Billable')])).toEqual([
+      ['live', 'yes'],
+      ['test', 'no'],
+    ]);
     expect(finance.text).not.toContain('commit_position');
     const audit = await save('Export audit CSV');
     expect(audit.text.split('\r\n')[0]).toMatch(/^commit_position,prepare_position,/);
     // Every charge so far (the quickstart tests' curl calls included), after the header.
     const charged = await call(app.url, 'GET', `/orgs/${owner.orgId}/ledger?limit=500`, { token: owner.session });
     expect(audit.text.trim().split('\r\n')).toHaveLength(charged.body.entries.length + 1);
-    expect(finance.text.trim().split('\r\n')).toHaveLength(charged.body.entries.length + 1);
+    // The charges, then one total per environment.
+    expect(finance.text.trim().split('\r\n')).toHaveLength(charged.body.entries.length + 3);
+    const sum = (environment: string) =>
+      (charged.body.entries as LedgerEntry[])
+        .filter((e) => e.key_environment === environment)
+        .reduce((total, e) => total + e.credits, 0);
+    expect(totals.map((record) => Number(cell(record, 'Credits')))).toEqual([sum('live'), sum('test')]);
     await context.close();
   }, 60_000);
 });

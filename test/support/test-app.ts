@@ -118,3 +118,14 @@ export async function addMember(
   if (added.status !== 201) throw new Error(`adding ${email} answered ${added.status}`);
   return signIn(app, smtp, email);
 }
+
+/** Renames a key (`api-keys/<id>`) or a project (`projects/<id>`) of the organization; throws unless it answers 200. */
+export async function rename(
+  app: TestApp,
+  org: { session: string; orgId: string },
+  path: string,
+  name: string,
+): Promise<void> {
+  const response = await call(app.url, 'PATCH', `/orgs/${org.orgId}/${path}`, { token: org.session, body: { name } });
+  if (response.status !== 200) throw new Error(`renaming ${path} answered ${response.status}`);
+}

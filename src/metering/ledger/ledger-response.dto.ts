@@ -126,15 +126,21 @@ export class LedgerEntryDto {
   @ApiProperty({ format: 'uuid' })
   project_id!: string;
 
-  /** Project name. */
+  /** The project's name when it was charged (a later rename leaves it as it was). */
   project_name!: string | null;
+
+  /** The project's name today, when it was renamed since the charge; null when it is still project_name. */
+  project_name_now!: string | null;
 
   /** Key. */
   @ApiProperty({ format: 'uuid' })
   key_id!: string;
 
-  /** Key name. */
+  /** The key's name when it was charged (a later rename leaves it as it was). */
   key_name!: string | null;
+
+  /** The key's name today, when it was renamed since the charge; null when it is still key_name. */
+  key_name_now!: string | null;
 
   /** Key prefix. */
   key_prefix!: string | null;

@@ -7,11 +7,13 @@ import type { SessionUser } from '../../auth/session.service.js';
 import { ApiOrgScoped, ApiSessionAuth } from '../../openapi/api-route.decorators.js';
 import { OrgAccessService } from '../../organizations/org-access.service.js';
 import { billingMonth } from '../counter-keys.js';
-import { csvRecords, csvTable, prefersCsv } from './csv.js';
+import { csvRecords, prefersCsv } from './csv.js';
+import { financeCsv } from './finance-csv.js';
 import { decodeCursor, encodeCursor } from './ledger-cursor.js';
 import { LedgerPageDto, UsageReportDto } from './ledger-response.dto.js';
-import { LedgerQueryDto, UsageQueryDto } from './ledger.dto.js';
-import { FINANCE_COLUMNS, LEDGER_COLUMNS, type LedgerFilter, LedgerQueries } from './ledger.queries.js';
+import { ALL_MONTHS, LedgerQueryDto, UsageQueryDto } from './ledger.dto.js';
+import { LEDGER_COLUMNS, type LedgerFilter, LedgerQueries } from './ledger.queries.js';
+import { KEY_ENVIRONMENTS } from '../../keys/events/key.events.js';
 
 const DEFAULT_LIMIT = 100;
 /** Rows per query while a CSV export streams. */
@@ -19,7 +21,8 @@ const EXPORT_PAGE = 1000;
 
 /**
  * Finance and audit: an organization's usage of a month, and its ledger (one entry per charge, newest first or in
- * the event store's order) as JSON pages with the filter's totals, or a CSV export (audit or finance columns).
+ * the event store's order; the current month unless another month or every month is asked for) as JSON pages with
+ * the filter's totals, or a CSV export (audit columns, or finance columns with a total per environment).
  * Session auth; any member may read; anyone else gets 404.
  */
 @Controller('orgs/:org_id')
@@ -57,8 +60,9 @@ export class LedgerController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LedgerPageDto | StreamableFile> {
     await this.access.requireMember(session.userId, orgId);
+    const month = query.month ?? billingMonth(new Date());
     const filter: LedgerFilter = {
-      month: query.month,
+      month: month === ALL_MONTHS ? undefined : month,
       projectId: query.project_id,
       keyId: query.key_id,
       operation: query.operation,
@@ -73,8 +77,9 @@ export class LedgerController {
       const first = await this.queries.page(orgId, filter, EXPORT_PAGE, after, order);
       const pages = this.queries.pages(orgId, filter, first, EXPORT_PAGE, order);
       const finance = query.format === 'finance';
-      const records = finance ? csvTable(FINANCE_COLUMNS, pages) : csvRecords(LEDGER_COLUMNS, pages);
-      const name = `ledger-${finance ? 'finance-' : ''}${orgId.toLowerCase()}-${query.month ?? 'all'}.csv`;
+      const environments = query.environment ? [query.environment] : KEY_ENVIRONMENTS;
+      const records = finance ? financeCsv(pages, filter.month, environments) : csvRecords(LEDGER_COLUMNS, pages);
+      const name = `ledger-${finance ? 'finance-' : ''}${orgId.toLowerCase()}-${month}.csv`;
       return new StreamableFile(Readable.from(records), {
         type: 'text/csv; charset=utf-8',
         disposition: `attachment; filename="${name}"`,

@@ -32,11 +32,16 @@ export class UsageQueryDto {
   month?: string;
 }
 
+/** The ledger's month: a calendar month, or every month. */
+export const ALL_MONTHS = 'all';
+const LEDGER_MONTH = /^(\d{4}-(0[1-9]|1[0-2])|all)$/;
+const LEDGER_MONTH_MESSAGE = `month must be a calendar month written YYYY-MM, e.g. 2026-11, or ${ALL_MONTHS}`;
+
 export class LedgerQueryDto extends KeyActivityFilterDto {
-  /** Default: every month. */
+  /** YYYY-MM, or `all` for every month. Default: the current UTC month (as GET /orgs/{org_id}/usage). */
   @IsOptional()
-  @IsString({ message: MONTH_MESSAGE })
-  @Matches(MONTH, { message: MONTH_MESSAGE })
+  @IsString({ message: LEDGER_MONTH_MESSAGE })
+  @Matches(LEDGER_MONTH, { message: LEDGER_MONTH_MESSAGE })
   month?: string;
 
   @IsOptional()

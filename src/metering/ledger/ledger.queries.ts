@@ -25,8 +25,10 @@ export const LEDGER_COLUMNS = [
   'org_id',
   'project_id',
   'project_name',
+  'project_name_now',
   'key_id',
   'key_name',
+  'key_name_now',
   'key_prefix',
   'key_environment',
   'operation',
@@ -38,24 +40,6 @@ export const LEDGER_COLUMNS = [
   'counts',
   'pricing',
 ] as const satisfies readonly (keyof LedgerEntryDto)[];
-
-/** The finance CSV: readable headers, in order, and how each is read from an entry. */
-export const FINANCE_COLUMNS: readonly (readonly [string, (entry: LedgerEntryDto) => unknown])[] = [
-  ['Time (UTC)', (e) => e.occurred_at.replace('T', ' ').replace('Z', '')],
-  ['Billing month', (e) => e.billing_month],
-  ['Project', (e) => e.project_name ?? e.project_id],
-  ['Key', (e) => e.key_name ?? e.key_id],
-  ['Key prefix', (e) => e.key_prefix],
-  ['Environment', (e) => e.key_environment],
-  ['Operation', (e) => e.operation],
-  ['Depth', (e) => e.depth],
-  ['Via', (e) => (e.channel === 'mcp' ? 'MCP' : e.channel === 'rest' ? 'REST' : e.channel)],
-  ['Credits', (e) => e.credits],
-  ['Price', (e) => e.price_explanation],
-  ['Request id', (e) => e.request_id],
-  ['Charge id', (e) => e.charge_id],
-  ['Idempotency key', (e) => e.idempotency_key],
-];
 
 export interface LedgerPage {
   readonly entries: LedgerEntryDto[];
@@ -214,7 +198,11 @@ export class LedgerQueries {
     const direction = order === 'asc' ? 'ASC' : 'DESC';
     const result = await this.db.query<LedgerRow>(
       `SELECT l.commit_position::text AS commit_position, l.prepare_position::text AS prepare_position, l.occurred_at,
-         l.charge_id, l.billing_month, l.org_id, l.project_id, p.name AS project_name, l.key_id, k.name AS key_name,
+         l.charge_id, l.billing_month, l.org_id, l.project_id, coalesce(l.project_name, p.name) AS project_name,
+         CASE WHEN l.project_name IS DISTINCT FROM p.name AND l.project_name IS NOT NULL THEN p.name END
+           AS project_name_now,
+         l.key_id, coalesce(l.key_name, k.name) AS key_name,
+         CASE WHEN l.key_name IS DISTINCT FROM k.name AND l.key_name IS NOT NULL THEN k.name END AS key_name_now,
          k.prefix AS key_prefix, l.key_environment, l.operation, l.channel, l.depth, l.credits, l.request_id,
          l.idempotency_key, l.counts, l.pricing
        FROM ledger_entries l
