@@ -18,6 +18,7 @@ interface Logged {
   key_environment: string;
   project_id: string;
   summary: string | null;
+  depth: string | null;
   latency_ms: number;
   credits: number | null;
 }
@@ -149,6 +150,7 @@ describe('the request log (GET /orgs/{org_id}/requests)', () => {
       key_environment: 'live',
       project_id: owner.projectId,
       summary: 'danube delta birds',
+      depth: 'basic',
       latency_ms: expect.any(Number),
       credits: 1,
     });
@@ -156,12 +158,14 @@ describe('the request log (GET /orgs/{org_id}/requests)', () => {
     // The index is empty: no answer came back, so only the search is billed (no surcharge).
     expect(byId(rows, 'answer')).toMatchObject({ status: 200, credits: 1, key_id: keys.Live!.id, summary: 'who' });
     expect(byId(rows, 'vertical')).toMatchObject({ operation: 'vertical', path: '/search/:vertical', credits: 1 });
-    expect(byId(rows, 'vertical')!.summary).toBe('news: river news');
+    expect(byId(rows, 'vertical')).toMatchObject({ summary: 'news: river news', depth: 'news' });
     expect(byId(rows, 'depth')).toMatchObject({ status: 403, credits: null, key_name: 'Basic only', summary: 'deep' });
+    expect(byId(rows, 'depth')!.depth).toBe('advanced');
     expect(byId(rows, 'scope')).toMatchObject({ status: 403, operation: 'extract', credits: null });
     expect(byId(rows, 'invalid')).toMatchObject({ status: 400, credits: null });
     expect(byId(rows, 'revoked')).toMatchObject({ status: 401, key_id: keys.Revoked!.id, summary: 'after revoke' });
     expect(byId(rows, 'mcp')).toMatchObject({ operation: 'mcp', status: 200, credits: 1, summary: 'search: nile' });
+    expect(byId(rows, 'mcp')!.depth).toBeNull();
     expect(byId(rows, 'limited')).toMatchObject({ status: 429, key_environment: 'test', credits: null });
     expect(byId(rows, 'unknown')).toBeUndefined();
     expect(byId(rows, 'theirs')).toBeUndefined();

@@ -1,24 +1,12 @@
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBody,
-  ApiOkResponse,
-  ApiOperation,
-  ApiSecurity,
-  ApiTags,
-  ApiTooManyRequestsResponse,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ErrorResponseDto, RateLimitErrorResponseDto } from '../http/dto/error-response.dto.js';
 import { JsonOnly } from '../http/json-only.js';
 import { takeApiKey } from '../metering/take-api-key.js';
-import { SECURITY, headerRefs } from '../openapi/openapi-components.js';
+import { ApiFreeKeyResponses } from '../openapi/api-route.decorators.js';
 import { FeedbackRequestDto } from './dto/feedback-request.dto.js';
 import { FeedbackResponseDto } from './dto/feedback-response.dto.js';
 import { FeedbackService } from './feedback.service.js';
-
-const RATE_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining'] as const;
 
 /** POST /feedback (@tavily/core's `feedback()`): free, rate limited like every data-plane call. */
 @Controller()
@@ -37,16 +25,7 @@ export class FeedbackController {
       'in `ignored_ids`. Any key of the organization may send it; nothing is billed.',
   })
   @ApiBody({ type: FeedbackRequestDto })
-  @ApiSecurity(SECURITY.apiKeyBearer)
-  @ApiSecurity(SECURITY.apiKeyHeader)
-  @ApiOkResponse({ type: FeedbackResponseDto, headers: headerRefs(...RATE_HEADERS, 'X-Request-Id') })
-  @ApiBadRequestResponse({ description: 'Invalid feedback: `error` names the first problem.', type: ErrorResponseDto })
-  @ApiUnauthorizedResponse({ description: 'Missing, malformed, unknown or revoked API key.', type: ErrorResponseDto })
-  @ApiTooManyRequestsResponse({
-    description: 'Over the per-minute rate limit of the key.',
-    type: RateLimitErrorResponseDto,
-    headers: headerRefs(...RATE_HEADERS, 'Retry-After'),
-  })
+  @ApiFreeKeyResponses(FeedbackResponseDto)
   async submit(
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,

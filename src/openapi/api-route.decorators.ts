@@ -63,6 +63,29 @@ export function ApiMeteredResponses(body: ResponseBody, extra: ApiResponseOption
   );
 }
 
+/**
+ * What a free route of the data plane answers (POST /feedback, POST /logs, POST /org-usage: an API key, the rate
+ * limit, nothing billed): its success body with the rate-limit headers, 400 for a bad body, 401, 429. `extra` adds a
+ * route's own answers (403, 404).
+ */
+export function ApiFreeKeyResponses(body: Type, extra: ApiResponseOptions[] = []): MethodDecorator {
+  const rate: HeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining'];
+  return applyDecorators(
+    ApiSecurity(SECURITY.apiKeyBearer),
+    ApiSecurity(SECURITY.apiKeyHeader),
+    ApiResponse({
+      status: 200,
+      description: 'Success. Free.',
+      type: body,
+      headers: headerRefs(...rate, 'X-Request-Id'),
+    }),
+    error(400, 'Invalid body: `error` names the first problem.'),
+    error(401, 'Missing, malformed, unknown or revoked API key.'),
+    error(429, 'Over the per-minute rate limit of the key.', RateLimitErrorResponseDto, [...rate, 'Retry-After']),
+    ...extra.map((options) => ApiResponse(options)),
+  );
+}
+
 /** Routes signed in with a session (control plane): the session schemes and the 401 answer. */
 export function ApiSessionAuth(): MethodDecorator & ClassDecorator {
   return applyDecorators(

@@ -6,6 +6,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { KeyLookupService } from '../keys/key-lookup.service.js';
 import { type LoggedCall, runLoggedCall } from './request-log-context.js';
 import { RequestLogWriter } from './request-log.writer.js';
+import { requestDepth } from './request-depth.js';
 import { requestSummary } from './request-summary.js';
 
 /** The data-plane routes (Fastify route patterns) and the operation each is logged as. */
@@ -84,6 +85,7 @@ export class RequestLogHooks implements OnModuleInit {
       key_environment: key.environment,
       project_id: key.projectId,
       summary,
+      depth: requestDepth(operation, request.body, vertical),
       latency_ms: Math.round(latencyMs * 1000) / 1000,
       credits: call.credits,
     });

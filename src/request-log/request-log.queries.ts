@@ -1,7 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
-import type { RequestLogQueryDto } from './dto/request-log-query.dto.js';
 import type { LoggedRequestDto } from './dto/request-log-response.dto.js';
+
+/** What to read of an organization's log; every field optional (GET /orgs/{org_id}/requests, POST /logs). */
+export interface RequestLogFilter {
+  readonly operation?: string | undefined;
+  /** Any of these operations. */
+  readonly operations?: readonly string[] | undefined;
+  readonly key_id?: string | undefined;
+  readonly project_id?: string | undefined;
+  readonly environment?: string | undefined;
+  /** An HTTP status (`429`) or a class of them (`4xx`). */
+  readonly status?: string | undefined;
+  /** Only calls that arrived at or after this instant. */
+  readonly since?: Date | undefined;
+  /** Only calls that arrived before this instant. */
+  readonly until?: Date | undefined;
+  /** The id of the last row of the previous page. */
+  readonly cursor?: string | undefined;
+}
 
 interface Row extends Omit<LoggedRequestDto, 'occurred_at' | 'latency_ms' | 'credits'> {
   id: string;
@@ -17,7 +34,7 @@ export class RequestLogQueries {
 
   async page(
     orgId: string,
-    filter: RequestLogQueryDto,
+    filter: RequestLogFilter,
     limit: number,
   ): Promise<{ requests: LoggedRequestDto[]; next: string | null }> {
     const values: unknown[] = [orgId];
@@ -26,9 +43,12 @@ export class RequestLogQueries {
       if (value !== undefined) conditions.push(sql(`$${values.push(value)}`));
     };
     where((p) => `r.operation = ${p}`, filter.operation);
+    where((p) => `r.operation = ANY(${p}::text[])`, filter.operations);
     where((p) => `r.key_id = ${p}`, filter.key_id);
     where((p) => `r.project_id = ${p}`, filter.project_id);
     where((p) => `r.key_environment = ${p}`, filter.environment);
+    where((p) => `r.occurred_at >= ${p}`, filter.since);
+    where((p) => `r.occurred_at < ${p}`, filter.until);
     where((p) => `r.id < ${p}::bigint`, filter.cursor);
     if (filter.status?.endsWith('xx')) {
       const low = Number(filter.status[0]) * 100;
@@ -36,8 +56,8 @@ export class RequestLogQueries {
     } else where((p) => `r.status = ${p}`, filter.status === undefined ? undefined : Number(filter.status));
     const result = await this.db.query<Row>(
       `SELECT r.id::text AS id, r.occurred_at, r.request_id, r.method, r.path, r.operation, r.status, r.key_id,
-         k.name AS key_name, k.prefix AS key_prefix, r.key_environment, r.project_id, r.summary, r.latency_ms,
-         r.credits
+         k.name AS key_name, k.prefix AS key_prefix, r.key_environment, r.project_id, r.summary, r.depth,
+         r.latency_ms, r.credits
        FROM request_log r LEFT JOIN api_keys k ON k.key_id = r.key_id
        WHERE ${conditions.join(' AND ')}
        ORDER BY r.id DESC

@@ -15,6 +15,8 @@ export interface RequestLogRow {
   readonly key_environment: string;
   readonly project_id: string;
   readonly summary: string | null;
+  /** The depth the call asked for (requestDepth), null when it names none. */
+  readonly depth: string | null;
   readonly latency_ms: number;
   readonly credits: number | null;
 }
@@ -98,9 +100,10 @@ export class RequestLogWriter implements BeforeApplicationShutdown {
     await this.db.query({
       name: 'request_log_insert_many',
       text: `INSERT INTO request_log (org_id, occurred_at, request_id, method, path, operation, status, key_id,
-         key_environment, project_id, summary, latency_ms, credits)
+         key_environment, project_id, summary, latency_ms, credits, depth)
        SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[],
-         $7::smallint[], $8::uuid[], $9::text[], $10::uuid[], $11::text[], $12::numeric[], $13::numeric[])`,
+         $7::smallint[], $8::uuid[], $9::text[], $10::uuid[], $11::text[], $12::numeric[], $13::numeric[],
+         $14::text[])`,
       values: [
         column('org_id'),
         column('occurred_at'),
@@ -115,6 +118,7 @@ export class RequestLogWriter implements BeforeApplicationShutdown {
         column('summary'),
         column('latency_ms'),
         column('credits'),
+        column('depth'),
       ],
     });
   }

@@ -143,7 +143,7 @@ export class ResearchService {
 }
 
 /** Scope, depth and estimate of research in the pipeline's terms; the price is the job's (see research-pricing). */
-const RESEARCH_SPEC: MeteredOperationSpec = {
+export const RESEARCH_SPEC: MeteredOperationSpec = {
   operation: 'research',
   scope: 'research',
   depth: (body: Record<string, unknown>) => (typeof body.model === 'string' ? body.model : 'auto'),

@@ -399,6 +399,38 @@ export const researchBody = (_ctx: FuzzContext, bias: Bias) =>
     bias,
   );
 
+/** POST /logs (Tavily's account route): its filters, this server's cursor among them. */
+export const logsBody = (ctx: FuzzContext, bias: Bias) =>
+  dtoBody(
+    {
+      limit: int(1, 10_000),
+      start_date: calendarDate,
+      end_date: calendarDate,
+      endpoints: fc.array(one(['search', 'extract', 'map', 'crawl', 'research'], ['news', 'mcp', '', 'SEARCH']), {
+        maxLength: 6,
+      }),
+      project_id: fc.oneof(fc.constantFrom(...ctx.projectIds), fc.uuid(), text(40)),
+      filter_by_api_key: one([true, false], ['true', 1, null]),
+      cursor: one(['1', '42', '999999999999999999'], ['0x1', '-1', '9'.repeat(19), 'abc']),
+    },
+    [],
+    bias,
+  );
+
+/** POST /org-usage (Tavily's account route): an organization's name (rarely the key's own) and the filters. */
+export const orgUsageBody = (ctx: FuzzContext, bias: Bias) =>
+  dtoBody(
+    {
+      organization_name: text(200),
+      start_date: calendarDate,
+      end_date: calendarDate,
+      project_id: fc.oneof(fc.constantFrom(...ctx.projectIds), fc.uuid(), text(40)),
+      depth: one(['basic', 'advanced', 'fast', 'pro', 'mini', 'auto', 'ultra-fast'], ['deep', '', 'BASIC']),
+    },
+    ['organization_name'],
+    bias,
+  );
+
 /** POST /feedback: what `@tavily/core`'s feedback() sends, ids of results shown or not. */
 export const feedbackBody = (ctx: FuzzContext, bias: Bias) => {
   const ids = fc.array(
@@ -889,6 +921,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'POST', path: '/crawl', auth: 'apiKey', metered: true, body: crawlBody },
   { method: 'GET', path: '/usage', auth: 'apiKey' },
   { method: 'POST', path: '/feedback', auth: 'apiKey', body: feedbackBody },
+  { method: 'POST', path: '/logs', auth: 'apiKey', body: logsBody },
+  { method: 'POST', path: '/org-usage', auth: 'apiKey', body: orgUsageBody },
   { method: 'POST', path: '/research', auth: 'apiKey', deferred: true, body: researchBody },
   {
     method: 'GET',

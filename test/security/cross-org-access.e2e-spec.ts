@@ -334,6 +334,39 @@ describe('security: cross-organization access and credential confusion', () => {
     ]);
   });
 
+  test("the account routes (POST /logs, POST /org-usage) show Alice's key nothing of Bob's organization", async () => {
+    const own = await call(app.url, 'POST', '/logs', { token: alice.key, body: { limit: 100 } });
+    expect(own.status).toBe(200);
+    expect(own.body.count).toBe(1);
+    const probes: [string, unknown][] = [
+      ['/logs', { limit: 10_000 }],
+      ['/logs', { project_id: bob.projectId }],
+      ['/logs', { filter_by_api_key: true }],
+      ['/org-usage', { organization_name: 'alice@a.test org' }],
+      ['/org-usage', { organization_name: 'bob@b.test org' }],
+      ['/org-usage', { organization_name: 'bob@b.test org', project_id: bob.projectId }],
+      ['/org-usage', { organization_name: 'alice@a.test org', project_id: bob.projectId }],
+    ];
+    const answers: unknown[] = [];
+    for (const [path, body] of probes) {
+      const response = await call(app.url, 'POST', path, { token: alice.key, body });
+      // organization.filters echoes the request's own filters (a project id Alice sent): the figures must not leak.
+      const { organization: _echo, ...figures } = (response.body ?? {}) as Record<string, unknown>;
+      answers.push({ path, body, status: response.status, leaks: leaks({ ...response, body: figures }, bobMarkers) });
+    }
+    expect(answers).toEqual(
+      probes.map(([path, body]) => ({
+        path,
+        body,
+        status:
+          path === '/org-usage' && (body as { organization_name: string }).organization_name.startsWith('bob')
+            ? 404
+            : 200,
+        leaks: [],
+      })),
+    );
+  });
+
   describe('the credentials of one plane never open the other', () => {
     /** Concrete paths for a route pattern, with Alice's own ids, so that only the credential can be wrong. */
     const concrete = (path: string) =>
@@ -397,6 +430,8 @@ describe('security: cross-organization access and credential confusion', () => {
           'POST /research',
           'GET /research/{request_id}',
           'POST /feedback',
+          'POST /logs',
+          'POST /org-usage',
         ].sort(),
       );
       const bodies: Record<string, unknown> = {
@@ -407,6 +442,8 @@ describe('security: cross-organization access and credential confusion', () => {
         'POST /crawl': { url: 'https://example.com/' },
         'POST /research': { input: 'x' },
         'POST /feedback': { request_id: 'x', used_ids: [] },
+        'POST /logs': { limit: 1 },
+        'POST /org-usage': { organization_name: 'x' },
         'POST /mcp': {
           jsonrpc: '2.0',
           id: 1,

@@ -41,6 +41,25 @@ export const LEDGER_COLUMNS = [
   'pricing',
 ] as const satisfies readonly (keyof LedgerEntryDto)[];
 
+/** The days of POST /org-usage, as instants (`until` exclusive), narrowed to a project or a depth. */
+export interface KeyUsageWindow {
+  readonly since: Date;
+  readonly until: Date;
+  readonly projectId?: string | undefined;
+  readonly depth?: string | undefined;
+}
+
+/** One key's credits and requests of one operation; operation, credits and requests null for a key that used nothing. */
+export interface KeyUsageRow {
+  readonly key_id: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly environment: string;
+  readonly operation: string | null;
+  readonly credits: number | null;
+  readonly requests: number | null;
+}
+
 export interface LedgerPage {
   readonly entries: LedgerEntryDto[];
   /** Position of the last entry when more entries follow it, null on the last page. */
@@ -256,6 +275,45 @@ export class LedgerQueries {
       page = await this.page(orgId, filter, pageSize, page.next, order);
       yield page.entries;
     }
+  }
+
+  /**
+   * Credits and requests per key and operation between two instants (whole UTC days), of one project or all: from
+   * usage_daily, or from the ledger's entries when only one depth is asked for (usage_daily does not keep depths).
+   * Every key of the organization (of the project) is listed, with no rows when it used nothing; revoked keys only
+   * when they did.
+   */
+  async keyUsage(orgId: string, window: KeyUsageWindow): Promise<KeyUsageRow[]> {
+    const usage =
+      window.depth === undefined
+        ? `SELECT key_id, operation, sum(credits) AS credits, sum(requests) AS requests FROM usage_daily
+           WHERE org_id = $1 AND day >= ($2::timestamptz AT TIME ZONE 'UTC')::date
+             AND day < ($3::timestamptz AT TIME ZONE 'UTC')::date AND ($4::uuid IS NULL OR project_id = $4)
+           GROUP BY key_id, operation`
+        : `SELECT key_id, operation, sum(credits) AS credits, count(*) AS requests FROM ledger_entries
+           WHERE org_id = $1 AND billing_month >= to_char($2::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM')
+             AND billing_month <= to_char($3::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM')
+             AND occurred_at >= $2 AND occurred_at < $3 AND ($4::uuid IS NULL OR project_id = $4) AND depth = $5
+           GROUP BY key_id, operation`;
+    const result = await this.db.query<KeyUsageRow & { credits: string | null; requests: string | null }>(
+      `WITH usage AS (${usage})
+       SELECT k.key_id, k.name, k.prefix, k.environment, u.operation, u.credits, u.requests
+       FROM api_keys k LEFT JOIN usage u ON u.key_id = k.key_id
+       WHERE k.org_id = $1 AND ($4::uuid IS NULL OR k.project_id = $4) AND (k.status = 'active' OR u.key_id IS NOT NULL)
+       ORDER BY k.created_at, k.key_id, u.operation`,
+      [
+        orgId,
+        window.since,
+        window.until,
+        window.projectId ?? null,
+        ...(window.depth === undefined ? [] : [window.depth]),
+      ],
+    );
+    return result.rows.map((r) => ({
+      ...r,
+      credits: r.credits === null ? null : credits(r.credits),
+      requests: r.requests === null ? null : count(r.requests),
+    }));
   }
 
   private async snapshot<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {

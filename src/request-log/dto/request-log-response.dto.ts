@@ -47,6 +47,9 @@ export class LoggedRequestDto {
   /** The query, or the URL(s) without their query strings, clipped to 200 characters. */
   summary!: string | null;
 
+  /** The depth asked for: basic or advanced, the vertical, the research model; null when the call names none. */
+  depth!: string | null;
+
   /** From the request's arrival to the end of its response, in milliseconds. */
   latency_ms!: number;
 

@@ -34,7 +34,7 @@ export function isCalendarDate(value: unknown): boolean {
   return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
 }
 
-function IsCalendarDate(options?: ValidationOptions): PropertyDecorator {
+export function IsCalendarDate(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {
       name: 'isCalendarDate',
