@@ -128,7 +128,7 @@ describeBrowser('the dashboard, in headless Chromium', () => {
     await entry.waitFor();
     await page.getByLabel('Operation').selectOption('extract');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.getByText('No charges match these filters.').waitFor();
+    await page.getByText(/^No charges in \w+ \d{4} match these filters\.$/).waitFor();
     expect(page.url()).toContain('operation=extract');
     await page.getByLabel('Operation').selectOption('search');
     await page.getByLabel('Key', { exact: true }).selectOption({ label: `Production (${key.slice(0, 14)}…)` });
