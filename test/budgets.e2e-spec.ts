@@ -168,6 +168,14 @@ describe.each([
     const response = await patch(org, `/api-keys/${key.id}`, {});
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ name: 'key', monthly_credit_limit: 7 });
+    // It still names a key: another organization's, a malformed id, or a project of none, is a 404.
+    const other = await organization();
+    const theirs = await other.key();
+    expect((await patch(org, `/api-keys/${theirs.id}`, {})).status).toBe(404);
+    expect((await patch(org, '/api-keys/nope', {})).status).toBe(404);
+    expect((await patch(org, `/api-keys/${key.id.toUpperCase()}`, {})).status).toBe(404);
+    expect((await patch(org, `/projects/${other.projectId}`, {})).status).toBe(404);
+    expect((await patch(org, '/projects/nope', {})).status).toBe(404);
   });
 
   test('a member who is not an owner or admin cannot set a limit (404, as for any write they may not make)', async () => {

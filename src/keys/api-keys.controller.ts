@@ -5,6 +5,7 @@ import {
   Delete,
   Get,
   HttpCode,
+  NotFoundException,
   Param,
   Patch,
   Post,
@@ -19,7 +20,7 @@ import type { SessionUser } from '../auth/session.service.js';
 import { ErrorResponseDto } from '../http/dto/error-response.dto.js';
 import { errorBody } from '../http/error-body.js';
 import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
-import { OrgAccessService } from '../organizations/org-access.service.js';
+import { OrgAccessService, isUuid } from '../organizations/org-access.service.js';
 import { CreateKeyCommand } from './commands/create-key.command.js';
 import { RenameKeyCommand } from './commands/rename-key.command.js';
 import { RevokeKeyCommand } from './commands/revoke-key.command.js';
@@ -116,7 +117,10 @@ export class ApiKeysController {
     if (last) await this.readYourWrites.waitFor(last);
     // A new limit binds on every node (its key cache dropped, as for a revocation) once this answers.
     if (budgetOf) await this.invalidation.invalidate(budgetOf);
-    return this.views.get(orgId, keyId);
+    // An empty body changes nothing, but names a key all the same: another organization's, or none, is a 404.
+    const view = isUuid(keyId) && keyId === keyId.toLowerCase() ? await this.views.get(orgId, keyId) : undefined;
+    if (!view) throw new NotFoundException(errorBody('API key not found'));
+    return view;
   }
 
   /** Revoke an API key (owners and admins): refused on every node once this answers */

@@ -10,7 +10,7 @@ import { errorBody } from '../http/error-body.js';
 import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
 import { KeyCacheInvalidation } from '../keys/key-cache-invalidation.js';
 import { KeyViews } from '../keys/key.views.js';
-import { OrgAccessService } from '../organizations/org-access.service.js';
+import { OrgAccessService, isUuid } from '../organizations/org-access.service.js';
 import { CreateProjectCommand } from './commands/create-project.command.js';
 import { RenameProjectCommand } from './commands/rename-project.command.js';
 import { SetProjectBudgetCommand } from './commands/set-project-budget.command.js';
@@ -119,6 +119,10 @@ export class ProjectsController {
   }
 
   private async get(orgId: string, projectId: string): Promise<ProjectDto> {
+    // As the commands name projects (an empty PATCH runs none): a malformed or upper-case id names none.
+    if (!isUuid(projectId) || projectId !== projectId.toLowerCase()) {
+      throw new NotFoundException(errorBody('project not found'));
+    }
     const result = await this.db.query<ProjectRow>('SELECT * FROM projects WHERE org_id = $1 AND project_id = $2', [
       orgId,
       projectId,
