@@ -23,12 +23,7 @@ import {
 } from './counters/credit-counters.js';
 import type { Position } from '../event-store/event-store.port.js';
 import type { CreditsCharged, PriceItem } from './events/credits-charged.event.js';
-import {
-  type ClaimOwner,
-  IDEMPOTENCY_STORE,
-  type IdempotencyStore,
-  type StoredResponse,
-} from './idempotency/idempotency.store.js';
+import { type ClaimOwner, IDEMPOTENCY_STORE, type IdempotencyStore } from './idempotency/idempotency.store.js';
 import { requestFingerprint } from './idempotency/request-fingerprint.js';
 import { InflightCalls } from './inflight-calls.js';
 import { QUOTA_GATE, type QuotaGate, type QuotaHold } from './leases/quota-gate.js';
@@ -37,10 +32,20 @@ import type { MeteredOperationSpec, UsageCounts } from './metered-operation.js';
 import { MESSAGES, MeteringException } from './metering.errors.js';
 import { type OrgPlan, OrgPlansService } from './org-plans.service.js';
 import { creditsForUnits, maximumCredits } from './pricing.js';
-import type { RateLimitDecision } from './rate-limiter.service.js';
 import { settleUnknownCharge } from './unknown-charge.js';
-import { type BudgetHold, type SpendLimit, SpendBudgets } from './budgets/spend-budgets.js';
+import {
+  type MeteredResponse,
+  limitReached,
+  missingScope,
+  rateLimitHeaders,
+  rateLimited,
+  replayOf,
+  usageHeaders,
+} from './pipeline-answers.js';
+import { type BudgetHold, SpendBudgets } from './budgets/spend-budgets.js';
 import { noteCallCredits, noteCallKey } from '../request-log/request-log-context.js';
+
+export type { MeteredResponse };
 
 /** A data-plane call as it reaches the pipeline, from a REST route or an MCP tool call. */
 export interface MeteredCall {
@@ -69,8 +74,6 @@ export interface WorkOutcome<Response extends object = Record<string, unknown>> 
   readonly body: Omit<Response, 'request_id' | 'usage'>;
   readonly counts: UsageCounts;
 }
-
-export type MeteredResponse = StoredResponse & { readonly headers: Record<string, string> };
 
 /** An admitted call whose work runs later (see MeteringPipeline.submit). */
 export interface DeferredSubmission {
@@ -554,7 +557,7 @@ export class MeteringPipeline {
     if (!decision.allowed) {
       const month = billingMonth(new Date());
       const used = await this.creditsUsed(caller.key.orgId, month);
-      throw rateLimited(caller, decision, used);
+      throw rateLimited(caller.plan.monthlyCreditAllowance, decision, used);
     }
     return { headers };
   }
@@ -607,52 +610,4 @@ export class MeteringPipeline {
       }
     }
   }
-}
-
-function missingScope(scope: KeyScope): MeteringException {
-  return MeteringException.of(403, `Forbidden: this API key does not have the '${scope}' scope.`, {});
-}
-
-function replayOf(response: StoredResponse): MeteredResponse {
-  return { ...response, headers: { ...response.headers, 'Idempotent-Replayed': 'true' } };
-}
-
-function rateLimitHeaders(decision: RateLimitDecision): Record<string, string> {
-  return { 'X-RateLimit-Limit': String(decision.limit), 'X-RateLimit-Remaining': String(decision.remaining) };
-}
-
-function rateLimited(caller: Caller, decision: RateLimitDecision, used: number): MeteringException {
-  return MeteringException.of(
-    429,
-    MESSAGES.rateLimited,
-    {
-      ...rateLimitHeaders(decision),
-      ...usageHeaders(caller.plan.monthlyCreditAllowance, used),
-      'Retry-After': String(decision.retryAfterSeconds),
-    },
-    { retry_after: decision.retryAfterSeconds },
-  );
-}
-
-const LIMIT_MESSAGES: Record<SpendLimit, string> = {
-  organization: MESSAGES.quotaExhausted,
-  project: MESSAGES.projectBudgetExhausted,
-  key: MESSAGES.keyBudgetExhausted,
-};
-
-/** The one 402: which limit bit, with that limit's credits used and its size. */
-function limitReached(headers: Record<string, string>, limit: SpendLimit, used: number, size: number) {
-  return MeteringException.of(402, LIMIT_MESSAGES[limit], headers, {
-    limit,
-    credits_used: used,
-    credits_limit: size,
-  });
-}
-
-function usageHeaders(limit: number, used: number): Record<string, string> {
-  return {
-    'X-Credits-Limit': String(limit),
-    'X-Credits-Used': String(used),
-    'X-Credits-Remaining': String(Math.max(0, limit - used)),
-  };
 }
