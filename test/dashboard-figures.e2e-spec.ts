@@ -1,6 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import {
   buildDashboard,
   hasChromium,
@@ -31,6 +32,10 @@ interface LedgerEntry {
   request_id: string;
   price_explanation: string;
 }
+
+/** The ledger's row of a call: its request id is shown shortened, as a link named for the whole id. */
+const rowOf = (page: Page, requestId: string) =>
+  page.locator('tr', { has: page.getByRole('link', { name: `Request ${requestId}`, exact: true }) });
 
 /**
  * A mixed workload (two live keys in two projects, one test key; searches, answers, an extraction), then every figure
@@ -209,14 +214,14 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
       expect(await page.getByLabel('Every month').isChecked()).toBe(false);
       expect(await page.locator('#page-number').textContent()).toBe('Page 1 of 1');
       // Names as charged, today's beside them where they differ.
-      const extractRow = page.locator('tr', { hasText: extractRequestId });
+      const extractRow = rowOf(page, extractRequestId);
       expect(await extractRow.locator('td').nth(4).textContent()).toBe('Batchnow: Batch nightly');
       expect(await extractRow.locator('td').nth(5).textContent()).not.toContain('now:');
-      const beforeRename = page.locator('tr', { hasText: beforeRenameRequestId });
+      const beforeRename = rowOf(page, beforeRenameRequestId);
       expect(await beforeRename.locator('td').nth(5).locator('.renamed').textContent()).toBe('now: Web app');
       expect(await beforeRename.locator('td').nth(5).textContent()).toMatch(/^Web sk_live_[^…]+…now: Web app$/);
       expect(await beforeRename.locator('td').nth(4).textContent()).toBe('Main');
-      const afterRename = page.locator('tr', { hasText: answerRequestId });
+      const afterRename = rowOf(page, answerRequestId);
       expect(await afterRename.locator('td').nth(5).textContent()).toMatch(/^Web app sk_live_[^…]+…$/);
       // Newest first: the test key's answer search was the last call.
       const firstRow = page.locator('table.responsive tbody tr').first();
@@ -224,10 +229,10 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
         'basic search: 1 credit + answer surcharge (basic): 0 credits (no answer returned) = 1 credit',
       );
       expect(await firstRow.textContent()).toContain('test');
-      expect(await page.locator('tr', { hasText: answerRequestId }).textContent()).toContain(
+      expect(await rowOf(page, answerRequestId).textContent()).toContain(
         'basic search: 1 credit + answer surcharge (basic): 1 credit = 2 credits',
       );
-      expect(await page.locator('tr', { hasText: extractRequestId }).textContent()).toContain(
+      expect(await rowOf(page, extractRequestId).textContent()).toContain(
         '2 successful URLs (1 credit per 5, counted over the month), no block of 5 completed by this call: 0 credits',
       );
       expect(await page.locator('time.precise-time').first().textContent()).toMatch(
@@ -296,9 +301,66 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
       expect(await rows.count()).toBe(1);
       const api = await call(app.url, 'GET', `/orgs/${owner.orgId}/requests?status=4xx`, { token: owner.session });
       expect(api.body.requests.map((r: { request_id: string }) => r.request_id)).toEqual([refusedRequestId]);
+      // The refusal says why, as its answer did.
+      expect(await rows.first().locator('.refusal').textContent()).toMatch(/basic depth/);
+
+      // A project and a range of UTC days: every call was today, in the one project.
+      const today = new Date().toISOString().slice(0, 10);
+      await page.getByRole('button', { name: 'Clear' }).click();
+      await page.getByLabel('Project').selectOption(owner.projectId);
+      await page.getByLabel('From (UTC day)').fill(today);
+      await page.getByLabel('To (UTC day)').fill(today);
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await page.waitForURL(new RegExp(`project_id=${owner.projectId}.*start_date=${today}&end_date=${today}`));
+      const inProject = await call(
+        app.url,
+        'GET',
+        `/orgs/${owner.orgId}/requests?project_id=${owner.projectId}&start_date=${today}&end_date=${today}`,
+        { token: owner.session },
+      );
+      expect(inProject.body.requests.length).toBeGreaterThan(0);
+      await page.waitForFunction(
+        (count) => document.querySelectorAll('table.responsive tbody tr').length === count,
+        inProject.body.requests.length,
+      );
+      const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+      await page.getByLabel('From (UTC day)').fill(tomorrow);
+      await page.getByLabel('To (UTC day)').fill(tomorrow);
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await page.getByText('No requests match these filters.').waitFor();
+
+      // The CSV holds what the screen shows.
+      await page.goto(`/dashboard/orgs/${owner.orgId}/requests?status=4xx`);
+      const download = page.waitForEvent('download');
+      await page.getByRole('button', { name: 'Export CSV' }).click();
+      const csv = await readFile((await (await download).path())!, 'utf8');
+      expect(csv.trimEnd().split('\r\n')).toHaveLength(2);
+      expect(csv).toContain(refusedRequestId);
+
+      // One call: from its row to its detail, to its charges in the ledger, and back.
+      await page.goto(`/dashboard/orgs/${owner.orgId}/requests`);
+      await page.getByRole('link', { name: `Request ${answerRequestId}` }).click();
+      await page.getByRole('heading', { name: /^Request / }).waitFor();
+      expect(await page.locator('#request-facts').textContent()).toContain('danube countries');
+      expect(await page.locator('#request-charged').textContent()).toMatch(/^2 credits in all/);
+      await screenshot(page, `33-request-${device}`);
+      expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+      await page.getByRole('link', { name: 'See these charges in the ledger' }).click();
+      await page.waitForURL(/ledger\?month=all&request_id=/);
+      await page.locator('#ledger-request').waitFor();
+      const ledgerRows = page.locator('table.responsive tbody tr');
+      await ledgerRows.first().waitFor();
+      expect(await ledgerRows.count()).toBe(1);
+      expect(await page.locator('#ledger-totals').textContent()).toContain('1 charge match');
+      await page
+        .getByRole('link', { name: `Request ${answerRequestId}` })
+        .first()
+        .click();
+      await page.getByRole('heading', { name: /^Request / }).waitFor();
+      expect(page.url()).toContain(`/requests/${answerRequestId}`);
       expect(errors).toEqual([]);
       await context.close();
-    }, 60_000);
+    }, 90_000);
   }
 
   for (const [device, viewport] of [

@@ -21,6 +21,7 @@ interface Logged {
   depth: string | null;
   latency_ms: number;
   credits: number | null;
+  error: string | null;
 }
 
 /**
@@ -153,6 +154,7 @@ describe('the request log (GET /orgs/{org_id}/requests)', () => {
       depth: 'basic',
       latency_ms: expect.any(Number),
       credits: 1,
+      error: null,
     });
     expect(byId(rows, 'search')!.latency_ms).toBeGreaterThan(0);
     // The index is empty: no answer came back, so only the search is billed (no surcharge).
@@ -220,11 +222,112 @@ describe('the request log (GET /orgs/{org_id}/requests)', () => {
     ['environment=prod', /^environment /],
     ['limit=0', /^limit /],
     ['cursor=abc', /^cursor /],
+    ['request_id=has%20space', /^request_id /],
+    ['start_date=2026-02-30', /^start_date /],
+    ['end_date=yesterday', /^end_date /],
+    ['start_date=2026-05-02&end_date=2026-05-01', /^end_date must not be before start_date/],
   ])('%s is a 400 naming the field', async (query, field) => {
     const response = await requests(`?${query}`);
     expect(response.status).toBe(400);
     expect(response.body.error).toMatch(field);
     expect(response.body.detail).toEqual({ error: response.body.error });
+  });
+
+  test('a refused call says why, as its answer did (without a secret); a served one says nothing', async () => {
+    const rows = await waitForRows(30);
+    expect(byId(rows, 'depth')!.error).toMatch(/basic depth/);
+    expect(byId(rows, 'scope')!.error).toMatch(/scope/);
+    expect(byId(rows, 'invalid')!.error).toMatch(/query/);
+    expect(byId(rows, 'revoked')!.error).toMatch(/key/i);
+    expect(byId(rows, 'limited')!.error).toMatch(/excessive requests/);
+    for (const served of ['search', 'answer', 'extract', 'vertical', 'mcp'])
+      expect(byId(rows, served)!.error).toBeNull();
+  });
+
+  test('one time for one call: a charge is recorded at the instant the request log has for its call', async () => {
+    const rows = await waitForRows(30);
+    for (const name of ['search', 'answer', 'extract', 'vertical', 'mcp']) {
+      const ledger = await call(app.url, 'GET', `/orgs/${owner.orgId}/ledger?request_id=${ids[name]}`, {
+        token: owner.session,
+      });
+      expect(ledger.status).toBe(200);
+      const entries = ledger.body.entries as { request_id: string; occurred_at: string; credits: number }[];
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatchObject({ request_id: ids[name], occurred_at: byId(rows, name)!.occurred_at });
+      expect(entries[0]!.credits).toBe(byId(rows, name)!.credits);
+    }
+    const none = await call(app.url, 'GET', `/orgs/${owner.orgId}/ledger?month=all&request_id=${ids.depth}`, {
+      token: owner.session,
+    });
+    expect(none.body.entries).toEqual([]);
+  });
+
+  test('one call by its request id: its row and its charges; refused ones have none; others’ are a 404', async () => {
+    await waitForRows(30);
+    const detail = (name: string, token = owner.session, org = owner.orgId) =>
+      call(app.url, 'GET', `/orgs/${org}/requests/${encodeURIComponent(ids[name] ?? name)}`, { token });
+    const search = await detail('search');
+    expect(search.status).toBe(200);
+    expect(search.body.requests).toHaveLength(1);
+    expect(search.body.requests[0]).toMatchObject({ request_id: ids.search, status: 200, credits: 1 });
+    expect(search.body.charges).toHaveLength(1);
+    expect(search.body.charges[0]).toMatchObject({ request_id: ids.search, credits: 1, operation: 'search' });
+    expect(search.body.charges[0].occurred_at).toBe(search.body.requests[0].occurred_at);
+    expect(search.body.credits).toBe(1);
+    const refused = await detail('depth');
+    expect(refused.status).toBe(200);
+    expect(refused.body.requests[0]).toMatchObject({ status: 403, error: expect.stringMatching(/basic depth/) });
+    expect(refused.body).toMatchObject({ charges: [], credits: 0 });
+    for (const missing of [await detail('no-such-request'), await detail('has space'), await detail('theirs')]) {
+      expect(missing.status).toBe(404);
+      expect(missing.body.error).toMatch(/No call with this request id/);
+    }
+    // A stranger learns nothing of the owner's calls, not even whether an id exists.
+    const probe = await detail('search', stranger.session);
+    expect(probe.status).toBe(404);
+    expect(probe.body.error).toBe('organization not found');
+  });
+
+  test('filters by request id, project and UTC days', async () => {
+    await waitForRows(30);
+    const ids_ = async (query: string) => ((await requests(query)).body.requests as Logged[]).map((r) => r.request_id);
+    expect(await ids_(`?request_id=${ids.depth}`)).toEqual([ids.depth]);
+    expect(await ids_(`?project_id=${owner.projectId}&limit=500`)).toHaveLength(30);
+    expect(await ids_(`?project_id=${stranger.projectId}`)).toEqual([]);
+    const today = new Date().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    expect(await ids_(`?start_date=${yesterday}&end_date=${tomorrow}&limit=500`)).toHaveLength(30);
+    expect(await ids_(`?start_date=${tomorrow}`)).toEqual([]);
+    expect(await ids_(`?end_date=${yesterday}`)).toEqual([]);
+    expect((await ids_(`?end_date=${today}&limit=500`)).length + (await ids_(`?start_date=${tomorrow}`)).length).toBe(
+      (await ids_(`?start_date=${today}&limit=500`)).length,
+    );
+  });
+
+  test('CSV export (Accept: text/csv): every matching call, its reason, never a secret', async () => {
+    await waitForRows(30);
+    const csv = await call(app.url, 'GET', `/orgs/${owner.orgId}/requests?status=4xx`, {
+      token: owner.session,
+      headers: { accept: 'text/csv' },
+    });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="requests-/);
+    const lines = (csv.body as string).trimEnd().split('\r\n');
+    expect(lines[0]).toBe(
+      'occurred_at,request_id,status,error,method,path,operation,depth,summary,project_id,key_id,key_name,' +
+        'key_prefix,key_environment,latency_ms,credits',
+    );
+    expect(lines).toHaveLength(1 + 5);
+    expect(lines.find((line) => line.includes(ids.depth!))).toMatch(/,403,.*basic depth/);
+    const all = await call(app.url, 'GET', `/orgs/${owner.orgId}/requests`, {
+      token: owner.session,
+      headers: { accept: 'text/csv' },
+    });
+    expect((all.body as string).trimEnd().split('\r\n')).toHaveLength(1 + 30);
+    for (const { key } of Object.values(keys)) expect(all.body).not.toContain(key);
+    expect(all.body).not.toContain('s3cr3t');
   });
 
   test('another organization gets 404; no session gets 401', async () => {

@@ -165,12 +165,21 @@ export interface LoggedRequest {
   key_environment: string;
   project_id: string;
   summary: string | null;
+  depth: string | null;
   latency_ms: number;
   credits: number | null;
+  /** Why the call was refused or failed (its error's text), null when it was not. */
+  error: string | null;
 }
 export interface RequestLogPage {
   requests: LoggedRequest[];
   next_cursor: string | null;
+  retention_days: number;
+}
+export interface RequestDetail {
+  requests: LoggedRequest[];
+  charges: LedgerEntry[];
+  credits: number;
   retention_days: number;
 }
 export const LOGGED_OPERATIONS = ['search', 'vertical', 'extract', 'map', 'crawl', 'research', 'mcp', 'usage'] as const;

@@ -7,6 +7,7 @@ import { ledgerPage } from './ledger-page.js';
 import { membersPage } from './members-page.js';
 import { organizationsPage, projectsPage } from './org-pages.js';
 import { requestsPage } from './requests-page.js';
+import { requestPage } from './request-page.js';
 import { usagePage } from './usage-page.js';
 
 const root = document.getElementById('app')!;
@@ -393,9 +394,11 @@ async function render(): Promise<void> {
     requests: requestsPage,
     members: membersPage,
   };
-  // One page shows a single thing of a list: a key (/orgs/{org}/keys/{key_id}).
+  // One page shows a single thing of a list: a key (/orgs/{org}/keys/{key_id}), a request (…/requests/{request_id}).
+  const items: Record<string, (c: Context, item: string) => Promise<Node>> = { keys: keyPage, requests: requestPage };
   const item = match[3] === undefined ? undefined : decodeURIComponent(match[3]);
-  const build = item === undefined ? pages[page] : page === 'keys' ? (c: Context) => keyPage(c, item) : undefined;
+  const one = items[page];
+  const build = item === undefined ? pages[page] : one ? (c: Context) => one(c, item) : undefined;
   if (!build) {
     show(notFound('There is no such page in the dashboard.'));
     return;

@@ -147,3 +147,8 @@ export function announce(message: string): void {
   region.textContent = '';
   window.setTimeout(() => (region.textContent = message), 50);
 }
+
+/** One fact of a thing's page (a key, a request): its label and value, in a `dl.facts`. */
+export function fact(label: string, value: Child): Node {
+  return h('div', { class: 'fact' }, h('dt', {}, label), h('dd', {}, value));
+}

@@ -2,7 +2,7 @@ import { type ApiKey, type RequestLogPage, type Usage, api } from './api.js';
 import { budgetCell } from './budget-cell.js';
 import { limitText } from './budget-meter.js';
 import { type Context, navLink } from './context.js';
-import { formatMonth, formatNumber, h, preciseTimeEl, table, timeEl } from './dom.js';
+import { fact, formatMonth, formatNumber, h, preciseTimeEl, table, timeEl } from './dom.js';
 import { confirmRevoke } from './keys-page.js';
 import { canManage, listProjects } from './org-pages.js';
 import { renameCell } from './rename-cell.js';
@@ -146,10 +146,6 @@ export async function keyPage(ctx: Context, keyId: string): Promise<Node> {
     ),
     h('p', {}, navLink(`/orgs/${org.id}/requests?key_id=${key.id}`, 'All requests of this key')),
   );
-}
-
-function fact(label: string, value: Node | string): Node {
-  return h('div', { class: 'fact' }, h('dt', {}, label), h('dd', {}, value));
 }
 
 function stat(label: string, value: string, name: string): Node {

@@ -3,9 +3,11 @@ import type { Context } from './context.js';
 import { field, formatMonth, formatNumber, h, preciseTimeEl, table, uid } from './dom.js';
 import { listProjects } from './org-pages.js';
 import { thisMonth } from './usage-page.js';
+import { requestLink } from './requests-page.js';
+import { navLink } from './context.js';
 
 const PAGE_SIZES = ['25', '50', '100'];
-const FILTERS = ['month', 'project_id', 'key_id', 'operation', 'environment', 'order', 'limit'] as const;
+const FILTERS = ['month', 'project_id', 'key_id', 'operation', 'environment', 'order', 'limit', 'request_id'] as const;
 /** The month filter's value for every month (the API's). */
 const ALL_MONTHS = 'all';
 
@@ -72,6 +74,7 @@ export async function ledgerPage(ctx: Context): Promise<Node> {
       'Every charge exactly as billed, with its price explained. Times are UTC, to the millisecond.',
     ),
     filterForm(filters, month, projects, keys, go),
+    oneRequest(org.id, filters),
     totalsLine(page.totals, month),
     h(
       'div',
@@ -99,7 +102,7 @@ export async function ledgerPage(ctx: Context): Promise<Node> {
           renamedTo(e.key_name_now),
         ),
         h('span', { class: `badge env-${e.key_environment}` }, e.key_environment),
-        h('code', { class: 'request-id' }, e.request_id),
+        requestLink(org.id, requestOf(e.request_id)),
       ]),
       { empty: emptyText(filters, month) },
     ),
@@ -130,6 +133,25 @@ export async function ledgerPage(ctx: Context): Promise<Node> {
       label,
     );
   }
+}
+
+/** The call a charge belongs to: an MCP request's tool calls are charged as `<request id>:<n>`. */
+const requestOf = (chargedAs: string) => chargedAs.replace(/:\d+$/, '');
+
+/** Narrowed to one call's charges (from its page in the request log): say so, and the way back. */
+function oneRequest(orgId: string, filters: URLSearchParams): Node | null {
+  const requestId = filters.get('request_id');
+  if (!requestId) return null;
+  const all = new URLSearchParams(filters);
+  all.delete('request_id');
+  return h(
+    'p',
+    { class: 'notice', id: 'ledger-request' },
+    'Showing the charges of request ',
+    requestLink(orgId, requestId),
+    '. ',
+    navLink(`/orgs/${orgId}/ledger${all.size ? `?${all}` : ''}`, 'Show every charge'),
+  );
 }
 
 /** The month shown, in words. */
@@ -235,6 +257,8 @@ function filterForm(
         params.set('month', allMonths.checked ? ALL_MONTHS : month.value || thisMonth());
         for (const control of [project, key, operation, environment, order, limit])
           if (control.value) params.set(control.name, control.value);
+        const requestId = filters.get('request_id');
+        if (requestId) params.set('request_id', requestId);
         go(params);
       },
     },

@@ -19,8 +19,8 @@ import { installRequestObservability } from '../observability/request-hooks.js';
 import type { InflightRequestTracker } from '../observability/watchdog/event-loop-watchdog.js';
 import { OpenApiDocumentService } from '../openapi/openapi-document.service.js';
 import { AppModule } from './app.module.js';
+import { REQUEST_ID } from '../http/request-id.js';
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BODY_LIMIT = 1024 * 1024;
 
 export interface CreateAppOptions {

@@ -23,9 +23,10 @@ export class ChargeWriter {
 
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
-  append(charge: CreditsCharged, actor: Actor): Promise<Position> {
+  /** `at`: the charge's time (the call's arrival, which the request log shows too); now by default. */
+  append(charge: CreditsCharged, actor: Actor, at?: Date): Promise<Position> {
     const stream = chargesStream(charge.data.org_id, charge.data.billing_month);
-    const event = toNewEvent(charge, actor, { id: charge.data.charge_id });
+    const event = toNewEvent(charge, actor, { id: charge.data.charge_id, ...(at ? { occurredAt: at } : {}) });
     return new Promise<Position>((resolve, reject) => {
       const queue = this.queues.get(stream) ?? [];
       queue.push({ event, resolve, reject });

@@ -43,7 +43,7 @@ import {
   usageHeaders,
 } from './pipeline-answers.js';
 import { type BudgetHold, SpendBudgets } from './budgets/spend-budgets.js';
-import { noteCallCredits, noteCallKey } from '../request-log/request-log-context.js';
+import { callReceivedAt, noteCallCredits, noteCallKey } from '../request-log/request-log-context.js';
 
 export type { MeteredResponse };
 
@@ -114,6 +114,8 @@ interface Priced {
 interface Admitted {
   readonly caller: Caller;
   readonly headers: Record<string, string>;
+  /** When the call arrived (as the request log has it): its charge's time, whose month it is billed to. */
+  readonly receivedAt: Date;
   readonly month: string;
   readonly quota: Quota;
   /** The id its charge will have, once its credits are reserved. */
@@ -240,7 +242,8 @@ export class MeteringPipeline {
     const caller = await this.authenticate(call.apiKey);
     this.authorize(caller.key, call.spec, call.body);
     const { headers } = await this.rateLimit(caller);
-    const month = billingMonth(new Date());
+    const receivedAt = callReceivedAt() ?? new Date();
+    const month = billingMonth(receivedAt);
     const { orgId, environment } = caller.key;
     const quota: Quota = {
       live: environment === 'live',
@@ -249,7 +252,7 @@ export class MeteringPipeline {
       seed: () => this.seeds.liveCredits(orgId, month),
       hold: null,
     };
-    return { caller, headers, month, quota, chargeId: null, budgets: [], claim: null, keepClaim: false };
+    return { caller, headers, receivedAt, month, quota, chargeId: null, budgets: [], claim: null, keepClaim: false };
   }
 
   /** The Idempotency-Key: a replay answers at once; otherwise the key is this call's until it is done. */
@@ -419,7 +422,7 @@ export class MeteringPipeline {
         await this.idempotency.prepare(claim.key, claim.fingerprint, claim.owner, priced.response);
       }
       appending = true;
-      await this.charges.append(priced.charge, { type: 'api_key', id: caller.key.keyId });
+      await this.charges.append(priced.charge, { type: 'api_key', id: caller.key.keyId }, admitted.receivedAt);
     } catch (error) {
       const headers = { ...admitted.headers };
       if (appending && isUnavailableDependency(error)) {

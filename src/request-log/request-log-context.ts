@@ -7,6 +7,10 @@ export interface LoggedCall {
   key: KeyRecord | null;
   /** Credits charged to this call (the sum of its charges: an MCP batch may hold several), null when none was. */
   credits: number | null;
+  /** When the call arrived: the request log's time of the call, and the time its charges are recorded at. */
+  readonly receivedAt: Date;
+  /** Why a refused or failed call was refused (its error's text), null otherwise. */
+  error: string | null;
 }
 
 const calls = new AsyncLocalStorage<LoggedCall>();
@@ -26,4 +30,12 @@ export function noteCallKey(key: KeyRecord): void {
 export function noteCallCredits(credits: number): void {
   const call = calls.getStore();
   if (call) call.credits = (call.credits ?? 0) + credits;
+}
+
+/**
+ * When the current data-plane call arrived (null outside a logged call): the ledger records a charge at this instant
+ * and bills it to this instant's month, so the ledger and the request log show one time for one call.
+ */
+export function callReceivedAt(): Date | null {
+  return calls.getStore()?.receivedAt ?? null;
 }

@@ -8,6 +8,7 @@ import { type LoggedCall, runLoggedCall } from './request-log-context.js';
 import { RequestLogWriter } from './request-log.writer.js';
 import { requestDepth } from './request-depth.js';
 import { requestSummary } from './request-summary.js';
+import { refusalReason } from './refusal-reason.js';
 
 /** The data-plane routes (Fastify route patterns) and the operation each is logged as. */
 const LOGGED_ROUTES: Readonly<Record<string, string>> = {
@@ -30,6 +31,9 @@ const LOGGED_ROUTES: Readonly<Record<string, string>> = {
  */
 @Injectable()
 export class RequestLogHooks implements OnModuleInit {
+  /** The logged calls being served, for the onSend hook (which runs outside the call's async context). */
+  private readonly calls = new WeakMap<FastifyRequest, LoggedCall>();
+
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly writer: RequestLogWriter,
@@ -47,15 +51,20 @@ export class RequestLogHooks implements OnModuleInit {
     fastify.addHook('onRequest', (request, reply, done) => {
       const operation = LOGGED_ROUTES[`${request.method} ${request.routeOptions.url ?? ''}`];
       if (!operation) return done();
-      const call: LoggedCall = { key: null, credits: null };
+      const call: LoggedCall = { key: null, credits: null, receivedAt: new Date(), error: null };
       const started = performance.now();
-      const at = new Date();
+      this.calls.set(request, call);
       // 'close' comes once for every response: sent, failed or abandoned (MCP answers on the raw response).
       reply.raw.once('close', () => {
         const latencyMs = performance.now() - started;
-        void this.record(request, call, operation, reply.raw.statusCode, at, latencyMs);
+        void this.record(request, call, operation, reply.raw.statusCode, latencyMs);
       });
       runLoggedCall(call, done);
+    });
+    fastify.addHook('onSend', (request, reply, payload, done) => {
+      const call = this.calls.get(request);
+      if (call && reply.statusCode >= 400) call.error = refusalReason(payload);
+      done(null, payload);
     });
   }
 
@@ -64,7 +73,6 @@ export class RequestLogHooks implements OnModuleInit {
     call: LoggedCall,
     operation: string,
     status: number,
-    at: Date,
     latencyMs: number,
   ): Promise<void> {
     // Refused before the pipeline saw the key (a body the JSON guard refused, an MCP 401): look it up now.
@@ -75,7 +83,7 @@ export class RequestLogHooks implements OnModuleInit {
     const summary = typeof vertical === 'string' && operation === 'vertical' ? `${vertical}: ${asked ?? ''}` : asked;
     this.writer.add({
       org_id: key.orgId,
-      occurred_at: at.toISOString(),
+      occurred_at: call.receivedAt.toISOString(),
       request_id: request.id,
       method: request.method,
       path: request.routeOptions.url ?? '',
@@ -88,6 +96,7 @@ export class RequestLogHooks implements OnModuleInit {
       depth: requestDepth(operation, request.body, vertical),
       latency_ms: Math.round(latencyMs * 1000) / 1000,
       credits: call.credits,
+      error: call.error,
     });
   }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { LedgerModule } from '../metering/ledger/ledger.module.js';
 import { LogsController } from './logs.controller.js';
 import { LogsService } from './logs.service.js';
 import { RequestLogController } from './request-log.controller.js';
@@ -8,10 +9,11 @@ import { RequestLogWriter } from './request-log.writer.js';
 
 /**
  * The request log: every data-plane call of an organization's keys, refused ones included, written in batches off
- * the request path and kept REQUEST_LOG_RETENTION_DAYS; read through GET /orgs/{org_id}/requests (members) and
+ * the request path and kept REQUEST_LOG_RETENTION_DAYS; read through GET /orgs/{org_id}/requests (members; one call with its charges by its request id) and
  * POST /logs (Tavily's route, with an API key of the organization).
  */
 @Module({
+  imports: [LedgerModule],
   controllers: [RequestLogController, LogsController],
   providers: [RequestLogWriter, RequestLogHooks, RequestLogQueries, LogsService],
   exports: [RequestLogWriter],

@@ -16,9 +16,31 @@ export interface RequestLogFilter {
   readonly since?: Date | undefined;
   /** Only calls that arrived before this instant. */
   readonly until?: Date | undefined;
+  /** The calls with this request id. */
+  readonly request_id?: string | undefined;
   /** The id of the last row of the previous page. */
   readonly cursor?: string | undefined;
 }
+
+/** The columns of the request log's CSV export, in order. */
+export const REQUEST_LOG_COLUMNS = [
+  'occurred_at',
+  'request_id',
+  'status',
+  'error',
+  'method',
+  'path',
+  'operation',
+  'depth',
+  'summary',
+  'project_id',
+  'key_id',
+  'key_name',
+  'key_prefix',
+  'key_environment',
+  'latency_ms',
+  'credits',
+] as const satisfies readonly (keyof LoggedRequestDto)[];
 
 interface Row extends Omit<LoggedRequestDto, 'occurred_at' | 'latency_ms' | 'credits'> {
   id: string;
@@ -46,6 +68,7 @@ export class RequestLogQueries {
     where((p) => `r.operation = ANY(${p}::text[])`, filter.operations);
     where((p) => `r.key_id = ${p}`, filter.key_id);
     where((p) => `r.project_id = ${p}`, filter.project_id);
+    where((p) => `r.request_id = ${p}`, filter.request_id);
     where((p) => `r.key_environment = ${p}`, filter.environment);
     where((p) => `r.occurred_at >= ${p}`, filter.since);
     where((p) => `r.occurred_at < ${p}`, filter.until);
@@ -57,7 +80,7 @@ export class RequestLogQueries {
     const result = await this.db.query<Row>(
       `SELECT r.id::text AS id, r.occurred_at, r.request_id, r.method, r.path, r.operation, r.status, r.key_id,
          k.name AS key_name, k.prefix AS key_prefix, r.key_environment, r.project_id, r.summary, r.depth,
-         r.latency_ms, r.credits
+         r.latency_ms, r.credits, r.error
        FROM request_log r LEFT JOIN api_keys k ON k.key_id = r.key_id
        WHERE ${conditions.join(' AND ')}
        ORDER BY r.id DESC
@@ -74,5 +97,20 @@ export class RequestLogQueries {
       })),
       next: result.rows.length > limit ? rows[rows.length - 1]!.id : null,
     };
+  }
+
+  /** Every page of the filter after `first` (already read), one query each, as a CSV export pulls them. */
+  async *pages(
+    orgId: string,
+    filter: RequestLogFilter,
+    first: { requests: LoggedRequestDto[]; next: string | null },
+    size: number,
+  ): AsyncGenerator<LoggedRequestDto[]> {
+    let page = first;
+    yield page.requests;
+    while (page.next) {
+      page = await this.page(orgId, { ...filter, cursor: page.next }, size);
+      yield page.requests;
+    }
   }
 }

@@ -19,6 +19,8 @@ export interface RequestLogRow {
   readonly depth: string | null;
   readonly latency_ms: number;
   readonly credits: number | null;
+  /** Why the call was refused or failed (refusalReason), null when it was not. */
+  readonly error: string | null;
 }
 
 /** Rows per INSERT. */
@@ -100,10 +102,10 @@ export class RequestLogWriter implements BeforeApplicationShutdown {
     await this.db.query({
       name: 'request_log_insert_many',
       text: `INSERT INTO request_log (org_id, occurred_at, request_id, method, path, operation, status, key_id,
-         key_environment, project_id, summary, latency_ms, credits, depth)
+         key_environment, project_id, summary, latency_ms, credits, depth, error)
        SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[], $5::text[], $6::text[],
          $7::smallint[], $8::uuid[], $9::text[], $10::uuid[], $11::text[], $12::numeric[], $13::numeric[],
-         $14::text[])`,
+         $14::text[], $15::text[])`,
       values: [
         column('org_id'),
         column('occurred_at'),
@@ -119,6 +121,7 @@ export class RequestLogWriter implements BeforeApplicationShutdown {
         column('latency_ms'),
         column('credits'),
         column('depth'),
+        column('error'),
       ],
     });
   }

@@ -900,7 +900,18 @@ export interface RouteSpec {
   readonly headers?: fc.Arbitrary<[string, string][]>;
 }
 
-const ledgerQuery = ['month', 'project_id', 'key_id', 'operation', 'environment', 'limit', 'order', 'format', 'cursor'];
+const ledgerQuery = [
+  'month',
+  'project_id',
+  'key_id',
+  'operation',
+  'environment',
+  'request_id',
+  'limit',
+  'order',
+  'format',
+  'cursor',
+];
 
 export const DOCS_ASSETS = ['init.js', 'swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png', 'index.css'];
 export const DASHBOARD_ASSETS = ['app.js', 'styles.css', 'icon.svg', 'api.js', 'missing.js', 'APP.JS'];
@@ -984,7 +995,24 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'GET',
     path: '/orgs/{org_id}/requests',
     auth: 'session',
-    query: ['status', 'operation', 'key_id', 'project_id', 'environment', 'limit', 'cursor'],
+    query: [
+      'status',
+      'operation',
+      'key_id',
+      'project_id',
+      'environment',
+      'request_id',
+      'start_date',
+      'end_date',
+      'limit',
+      'cursor',
+    ],
+  },
+  {
+    method: 'GET',
+    path: '/orgs/{org_id}/requests/{request_id}',
+    auth: 'session',
+    params: { request_id: fc.oneof(fc.uuid(), junkSegment) },
   },
   { method: 'GET', path: '/orgs/{org_id}/feedback', auth: 'session', query: ['limit', 'cursor'] },
   { method: 'GET', path: '/healthz', auth: 'none' },

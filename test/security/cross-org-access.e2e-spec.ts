@@ -20,6 +20,8 @@ interface Tenant {
   keyId: string;
   key: string;
   prefix: string;
+  /** The request id of the tenant's one search. */
+  requestId: string;
 }
 
 interface Probe {
@@ -131,6 +133,10 @@ const CASES: Record<string, Case> = {
       { path: orgPath(a, `/requests?key_id=${b.keyId}`), status: 200 },
     ],
   },
+  'GET /orgs/{org_id}/requests/{request_id}': {
+    inOtherOrg: (b) => [{ path: orgPath(b, `/requests/${b.requestId}`) }],
+    otherIdsUnderOwnOrg: (b, a) => [{ path: orgPath(a, `/requests/${b.requestId}`) }],
+  },
   'GET /orgs/{org_id}/feedback': {
     inOtherOrg: (b) => [{ path: orgPath(b, '/feedback') }],
     otherIdsUnderOwnOrg: (_b, a) => [{ path: orgPath(a, '/feedback'), status: 200 }],
@@ -158,7 +164,9 @@ describe('security: cross-organization access and credential confusion', () => {
       body: { name: keyName, project_id: org.projectId },
     });
     expect(created.status).toBe(201);
-    return { ...org, email, keyId: created.body.id, key: created.body.key, prefix: created.body.prefix };
+    const { id: keyId, key, prefix } = created.body;
+    // Its request id is the one of its first search, below.
+    return { ...org, email, keyId, key, prefix, requestId: '' };
   }
 
   const ledgerOf = (t: Tenant) => call(app.url, 'GET', orgPath(t, '/ledger'), { token: t.session });
@@ -175,7 +183,9 @@ describe('security: cross-organization access and credential confusion', () => {
     expect(member.status).toBe(201);
     // Both organizations have usage, so that the usage and ledger routes have something to leak.
     for (const t of [alice, bob]) {
-      expect((await call(app.url, 'POST', '/search', { token: t.key, body: { query: 'anything' } })).status).toBe(200);
+      const searched = await call(app.url, 'POST', '/search', { token: t.key, body: { query: 'anything' } });
+      expect(searched.status).toBe(200);
+      t.requestId = searched.headers.get('x-request-id')!;
       await eventually(
         `the ledger of ${t.email}`,
         () => ledgerOf(t),
@@ -195,6 +205,7 @@ describe('security: cross-organization access and credential confusion', () => {
       bob.keyId,
       bob.prefix,
       bob.key,
+      bob.requestId,
       'bob@b.test',
       'carol@b.test',
       'bob-key-7c1',
@@ -374,6 +385,7 @@ describe('security: cross-organization access and credential confusion', () => {
         .replace('{org_id}', alice.orgId)
         .replace('{key_id}', alice.keyId)
         .replace('{vertical}', 'news')
+        .replace('/requests/{request_id}', `/requests/${alice.requestId}`)
         .replace('{request_id}', '00000000-0000-4000-8000-000000000000');
 
     test('every control-plane route refuses a missing session, an API key (in any position) and a bogus session with 401', async () => {

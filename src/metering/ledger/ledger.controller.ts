@@ -67,6 +67,7 @@ export class LedgerController {
       keyId: query.key_id,
       operation: query.operation,
       environment: query.environment,
+      requestId: query.request_id,
     };
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     const order = query.order ?? 'desc';

@@ -3,6 +3,7 @@ import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateBy } from
 import { KeyActivityFilterDto, toInteger } from '../../keys/dto/key-activity-filter.dto.js';
 import type { MeteredOperation } from '../events/credits-charged.event.js';
 import { decodeCursor } from './ledger-cursor.js';
+import { REQUEST_ID, REQUEST_ID_MESSAGE } from '../../http/request-id.js';
 
 /** Every metered operation (a Record, so that a new operation in the event type fails to compile here). */
 const OPERATIONS: Record<MeteredOperation, true> = {
@@ -55,6 +56,11 @@ export class LedgerQueryDto extends KeyActivityFilterDto {
   @Min(1, { message: LIMIT_MESSAGE })
   @Max(500, { message: LIMIT_MESSAGE })
   limit?: number;
+
+  /** Only the charges of this call (its X-Request-Id; an MCP request's tool calls are `<request id>:<n>`). */
+  @IsOptional()
+  @Matches(REQUEST_ID, { message: REQUEST_ID_MESSAGE })
+  request_id?: string;
 
   /** desc (default): newest first; asc: the event store's order. A cursor belongs to the order it was read in. */
   @IsOptional()

@@ -13,6 +13,8 @@ export interface LedgerFilter {
   readonly keyId?: string | undefined;
   readonly operation?: string | undefined;
   readonly environment?: string | undefined;
+  /** The charges of one call: its request id's, and those of its MCP tool calls (`<request id>:<n>`). */
+  readonly requestId?: string | undefined;
 }
 
 /** The columns of the CSV export, in order. */
@@ -82,6 +84,11 @@ function filterConditions(orgId: string, filter: LedgerFilter): { conditions: st
   where('l.key_id', filter.keyId);
   where('l.operation', filter.operation);
   where('l.key_environment', filter.environment);
+  if (filter.requestId !== undefined) {
+    const exact = values.push(filter.requestId);
+    const batch = values.push(`${filter.requestId.replace(/[\\%_]/g, '\\$&')}:%`);
+    conditions.push(`(l.request_id = $${exact} OR l.request_id LIKE $${batch})`);
+  }
   return { conditions, values };
 }
 

@@ -1,6 +1,8 @@
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 import { KeyActivityFilterDto, toInteger } from '../../keys/dto/key-activity-filter.dto.js';
+import { IsCalendarDate } from '../../search/dto/search-request.dto.js';
+import { REQUEST_ID, REQUEST_ID_MESSAGE } from '../../http/request-id.js';
 
 export const LOGGED_OPERATIONS = ['search', 'vertical', 'extract', 'map', 'crawl', 'research', 'mcp', 'usage'] as const;
 export type LoggedOperation = (typeof LOGGED_OPERATIONS)[number];
@@ -16,11 +18,26 @@ export class RequestLogQueryDto extends KeyActivityFilterDto {
   @Matches(/^([1-5]xx|[1-5]\d\d)$/, { message: STATUS_MESSAGE })
   status?: string;
 
+  /** Only the calls with this request id (X-Request-Id; the ledger's request_id). */
+  @IsOptional()
+  @Matches(REQUEST_ID, { message: REQUEST_ID_MESSAGE })
+  request_id?: string;
+
+  /** Only calls that arrived on or after this day (YYYY-MM-DD, UTC). */
+  @IsOptional()
+  @IsCalendarDate()
+  start_date?: string;
+
+  /** Only calls that arrived on or before this day (YYYY-MM-DD, UTC). */
+  @IsOptional()
+  @IsCalendarDate()
+  end_date?: string;
+
   @IsOptional()
   @IsIn(LOGGED_OPERATIONS, { message: `operation must be one of: ${LOGGED_OPERATIONS.join(', ')}` })
   operation?: LoggedOperation;
 
-  /** Rows per page, newest first. Default 50. */
+  /** Rows per page, newest first (JSON only: a CSV export holds every matching call). Default 50. */
   @IsOptional()
   @Transform(toInteger)
   @IsInt({ message: LIMIT_MESSAGE })

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { KEY_ENVIRONMENTS } from '../../keys/events/key.events.js';
+import { LedgerEntryDto } from '../../metering/ledger/ledger-response.dto.js';
 import { LOGGED_OPERATIONS } from './request-log-query.dto.js';
 
 /** One data-plane call: what was asked, by which key, how it ended, how long it took, what it cost. */
@@ -55,6 +56,13 @@ export class LoggedRequestDto {
 
   /** Credits charged; null when the call was not charged (refused, failed, free, or billed later: research). */
   credits!: number | null;
+
+  /**
+   * Why the call was refused or failed: its error's text (URLs without query or userinfo, keys cut to their prefix);
+   * null when it succeeded.
+   */
+  @ApiProperty({ type: 'string', nullable: true, example: 'Forbidden: this API key lacks the search scope.' })
+  error!: string | null;
 }
 
 @ApiSchema({ name: 'RequestLogPage' })
@@ -66,6 +74,26 @@ export class RequestLogPageDto {
   next_cursor!: string | null;
 
   /** How long calls stay in the log (REQUEST_LOG_RETENTION_DAYS). */
+  @ApiProperty({ type: 'integer' })
+  retention_days!: number;
+}
+
+/** One call: its row in the request log and its charges in the ledger, tied by the request id. */
+@ApiSchema({ name: 'RequestDetail' })
+export class RequestDetailDto {
+  /**
+   * The call as the request log has it: one row, or none once it is older than the log's retention (several only
+   * when a client sent one X-Request-Id with several calls).
+   */
+  requests!: LoggedRequestDto[];
+
+  /** What the ledger charged for it, in the ledger's order: none for a refused or free call, one per MCP tool call. */
+  charges!: LedgerEntryDto[];
+
+  /** The sum of the charges' credits. */
+  credits!: number;
+
+  /** How long calls stay in the request log (the ledger keeps its charges for good). */
   @ApiProperty({ type: 'integer' })
   retention_days!: number;
 }
