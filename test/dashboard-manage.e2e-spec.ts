@@ -219,6 +219,17 @@ describeBrowser('the dashboard manages projects and keys', () => {
       await page.getByLabel('Monthly allowance (live credits)').fill('');
       await page.getByLabel('Rate limit, live keys (requests/min)').fill(String(live));
       await page.getByRole('button', { name: 'Change plan' }).click();
+      // Asked first: what changes, and for whom. Cancel changes nothing; Confirm changes it.
+      const question = page.locator('#plan-confirm-text');
+      expect(await question.textContent()).toContain(
+        `from ${before.plan} to ${plan} (${live} live requests a minute)?`,
+      );
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await page.getByRole('button', { name: 'Change plan' }).waitFor();
+      expect(await organization()).toEqual(before);
+      await page.getByRole('button', { name: 'Change plan' }).click();
+      await screenshot(page, `45-plan-confirm-${device}`);
+      await page.getByRole('button', { name: 'Confirm change' }).click();
       await page.getByText(`Plan changed to ${plan}:`).waitFor();
       const after = await organization();
       expect(after).toMatchObject({ plan, rate_limit_per_minute: { live } });

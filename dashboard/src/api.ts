@@ -182,4 +182,30 @@ export interface RequestDetail {
   credits: number;
   retention_days: number;
 }
+/** The control-plane actions the audit log shows (src/audit/audited-events.ts). */
+export const AUDITED_ACTIONS = [
+  'OrganizationCreated',
+  'PlanChanged',
+  'MemberAdded',
+  'MemberRemoved',
+  'ProjectCreated',
+  'ProjectRenamed',
+  'ProjectBudgetSet',
+  'KeyCreated',
+  'KeyRenamed',
+  'KeyRevoked',
+  'KeyBudgetSet',
+] as const;
+export interface AuditEntry {
+  occurred_at: string;
+  actor: { type: string; id: string; email: string | null };
+  action: string;
+  target: { kind: string; id: string; name: string | null };
+  summary: string;
+  details: Record<string, unknown>;
+}
+export interface AuditLogPage {
+  entries: AuditEntry[];
+  next_cursor: string | null;
+}
 export const LOGGED_OPERATIONS = ['search', 'vertical', 'extract', 'map', 'crawl', 'research', 'mcp', 'usage'] as const;

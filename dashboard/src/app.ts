@@ -8,6 +8,7 @@ import { membersPage } from './members-page.js';
 import { organizationsPage, projectsPage } from './org-pages.js';
 import { requestsPage } from './requests-page.js';
 import { requestPage } from './request-page.js';
+import { auditPage } from './audit-page.js';
 import { usagePage } from './usage-page.js';
 
 const root = document.getElementById('app')!;
@@ -153,6 +154,7 @@ function layout(signedIn: boolean, org?: Organization, active?: string): void {
               ['ledger', 'Ledger'],
               ['requests', 'Requests'],
               ['members', 'Members and plan'],
+              ...(org.role === 'member' ? [] : [['audit', 'Audit log']]),
             ].map(([page, label]) =>
               h(
                 'li',
@@ -393,6 +395,7 @@ async function render(): Promise<void> {
     ledger: ledgerPage,
     requests: requestsPage,
     members: membersPage,
+    audit: auditPage,
   };
   // One page shows a single thing of a list: a key (/orgs/{org}/keys/{key_id}), a request (…/requests/{request_id}).
   const items: Record<string, (c: Context, item: string) => Promise<Node>> = { keys: keyPage, requests: requestPage };

@@ -1,4 +1,4 @@
-import { type ApiKey, type RequestLogPage, type Usage, api } from './api.js';
+import { type ApiKey, type AuditLogPage, type Organization, type RequestLogPage, type Usage, api } from './api.js';
 import { budgetCell } from './budget-cell.js';
 import { limitText } from './budget-meter.js';
 import { type Context, navLink } from './context.js';
@@ -27,10 +27,11 @@ export async function keyPage(ctx: Context, keyId: string): Promise<Node> {
       h('p', {}, `${org.name} has no such key.`),
       back,
     );
-  const [projects, usage, log] = await Promise.all([
+  const [projects, usage, log, revokedBy] = await Promise.all([
     listProjects(org.id),
     api<Usage>('GET', `/orgs/${org.id}/usage`),
     api<RequestLogPage>('GET', `/orgs/${org.id}/requests?key_id=${key.id}&limit=${RECENT}`),
+    whoRevoked(org, key),
   ]);
   const reload = (message: string) => {
     ctx.navigate(`/orgs/${org.id}/keys/${key.id}`, { replace: true });
@@ -69,7 +70,7 @@ export async function keyPage(ctx: Context, keyId: string): Promise<Node> {
       fact('Depth', key.depth_limit === 'basic' ? 'basic only (advanced is refused)' : 'basic and advanced'),
       fact('Created', timeEl(key.created_at)),
       fact('Last used', timeEl(key.last_used_at)),
-      key.revoked_at ? fact('Revoked', timeEl(key.revoked_at)) : null,
+      key.revoked_at ? fact('Revoked', [timeEl(key.revoked_at), revokedBy ? ` by ${revokedBy}` : '']) : null,
     ),
     manage
       ? h(
@@ -150,4 +151,13 @@ export async function keyPage(ctx: Context, keyId: string): Promise<Node> {
 
 function stat(label: string, value: string, name: string): Node {
   return h('div', { class: 'stat' }, h('dt', {}, label), h('dd', { 'data-figure': name }, value));
+}
+
+/** Who revoked the key, from the audit log (owners and admins read it; a plain member sees when only). */
+async function whoRevoked(org: Organization, key: ApiKey): Promise<string | null> {
+  if (!key.revoked_at || org.role === 'member') return null;
+  const query = new URLSearchParams({ action: 'KeyRevoked', target_id: key.id, limit: '1' });
+  const log = await api<AuditLogPage>('GET', `/orgs/${org.id}/audit-log?${query}`).catch(() => null);
+  const actor = log?.entries[0]?.actor;
+  return actor ? (actor.email ?? actor.id) : null;
 }

@@ -118,36 +118,73 @@ function planForm(ctx: Context): HTMLFormElement {
   const error = h('p', { class: 'form-error', role: 'alert' });
   const submit = h('button', { type: 'submit', class: 'button' }, 'Change plan');
   const number = (input: HTMLInputElement) => (input.value === '' ? undefined : Number(input.value));
+  // A plan change applies to every key of the organization within seconds: it is asked for, then confirmed.
+  const question = h('p', { id: 'plan-confirm-text' });
+  const confirm = h('button', { type: 'button', class: 'button' }, 'Confirm change');
+  const cancel = h('button', { type: 'button', class: 'button secondary' }, 'Cancel');
+  const confirmation = h(
+    'div',
+    { class: 'notice', id: 'plan-confirm', role: 'group', 'aria-labelledby': 'plan-confirm-text', hidden: true },
+    question,
+    h('div', { class: 'row' }, confirm, cancel),
+  );
+  const controls = [plan, allowance, live, test];
+  const asking = (on: boolean) => {
+    confirmation.hidden = !on;
+    submit.hidden = on;
+    for (const control of controls) control.disabled = on;
+  };
+  cancel.onclick = () => {
+    asking(false);
+    submit.focus();
+  };
+  confirm.onclick = async () => {
+    error.textContent = '';
+    confirm.disabled = true;
+    try {
+      const changed = await api<{
+        plan: string;
+        monthly_credit_allowance: number;
+        rate_limit_per_minute: { live: number; test: number };
+      }>('PUT', `/orgs/${org.id}/plan`, {
+        plan: plan.value,
+        monthly_credit_allowance: number(allowance),
+        rate_limit_per_minute: { live: number(live), test: number(test) },
+      });
+      await ctx.refreshOrgs();
+      ctx.navigate(`/orgs/${org.id}/members`, { replace: true });
+      ctx.flash(
+        `Plan changed to ${changed.plan}: ${formatNumber(changed.monthly_credit_allowance)} credits a month, ` +
+          `${formatNumber(changed.rate_limit_per_minute.live)}/${formatNumber(changed.rate_limit_per_minute.test)} ` +
+          'requests a minute (live/test).',
+      );
+    } catch (e) {
+      error.textContent = e instanceof ApiError ? e.message : 'The plan could not be changed.';
+      confirm.disabled = false;
+      asking(false);
+    }
+  };
+  const limitsAsked = () =>
+    [
+      allowance.value === '' ? null : `${formatNumber(Number(allowance.value))} credits a month`,
+      live.value === '' ? null : `${formatNumber(Number(live.value))} live requests a minute`,
+      test.value === '' ? null : `${formatNumber(Number(test.value))} test requests a minute`,
+    ].filter(Boolean);
   return h(
     'form',
     {
       class: 'card',
       'aria-labelledby': 'plan-form-title',
-      onsubmit: async (event: Event) => {
+      onsubmit: (event: Event) => {
         event.preventDefault();
         error.textContent = '';
-        submit.disabled = true;
-        try {
-          const changed = await api<{
-            plan: string;
-            monthly_credit_allowance: number;
-            rate_limit_per_minute: { live: number; test: number };
-          }>('PUT', `/orgs/${org.id}/plan`, {
-            plan: plan.value,
-            monthly_credit_allowance: number(allowance),
-            rate_limit_per_minute: { live: number(live), test: number(test) },
-          });
-          await ctx.refreshOrgs();
-          ctx.navigate(`/orgs/${org.id}/members`, { replace: true });
-          ctx.flash(
-            `Plan changed to ${changed.plan}: ${formatNumber(changed.monthly_credit_allowance)} credits a month, ` +
-              `${formatNumber(changed.rate_limit_per_minute.live)}/${formatNumber(changed.rate_limit_per_minute.test)} ` +
-              'requests a minute (live/test).',
-          );
-        } catch (e) {
-          error.textContent = e instanceof ApiError ? e.message : 'The plan could not be changed.';
-          submit.disabled = false;
-        }
+        const limits = limitsAsked();
+        question.textContent =
+          `Change the plan of ${org.name} from ${org.plan} to ${plan.value}` +
+          `${limits.length ? ` (${limits.join(', ')})` : ' with its own limits'}? ` +
+          'It applies to every key of the organization within seconds, and the audit log will name you.';
+        asking(true);
+        confirm.focus();
       },
     },
     h('h2', { id: 'plan-form-title' }, 'Change the plan (operator)'),
@@ -166,5 +203,6 @@ function planForm(ctx: Context): HTMLFormElement {
     ),
     error,
     submit,
+    confirmation,
   );
 }

@@ -1015,6 +1015,12 @@ export const ROUTES: readonly RouteSpec[] = [
     params: { request_id: fc.oneof(fc.uuid(), junkSegment) },
   },
   { method: 'GET', path: '/orgs/{org_id}/feedback', auth: 'session', query: ['limit', 'cursor'] },
+  {
+    method: 'GET',
+    path: '/orgs/{org_id}/audit-log',
+    auth: 'session',
+    query: ['action', 'actor', 'target_id', 'start_date', 'end_date', 'limit', 'cursor'],
+  },
   { method: 'GET', path: '/healthz', auth: 'none' },
   { method: 'GET', path: '/readyz', auth: 'none' },
   { method: 'GET', path: '/metrics', auth: 'none' },

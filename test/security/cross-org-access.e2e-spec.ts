@@ -137,6 +137,13 @@ const CASES: Record<string, Case> = {
     inOtherOrg: (b) => [{ path: orgPath(b, `/requests/${b.requestId}`) }],
     otherIdsUnderOwnOrg: (b, a) => [{ path: orgPath(a, `/requests/${b.requestId}`) }],
   },
+  'GET /orgs/{org_id}/audit-log': {
+    inOtherOrg: (b) => [
+      { path: orgPath(b, '/audit-log') },
+      { path: orgPath(b, `/audit-log?target_id=${b.keyId}`), headers: { accept: 'text/csv' } },
+    ],
+    otherIdsUnderOwnOrg: (b, a) => [{ path: orgPath(a, `/audit-log?target_id=${b.keyId}`), status: 200 }],
+  },
   'GET /orgs/{org_id}/feedback': {
     inOtherOrg: (b) => [{ path: orgPath(b, '/feedback') }],
     otherIdsUnderOwnOrg: (_b, a) => [{ path: orgPath(a, '/feedback'), status: 200 }],

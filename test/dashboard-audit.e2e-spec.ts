@@ -1,0 +1,74 @@
+import { readFile } from 'node:fs/promises';
+import { DEVICES, dashboardRig, describeBrowser, horizontalOverflow, screenshot } from './support/dashboard-browser.js';
+import { eventually } from './support/eventually.js';
+import { addMember, call } from './support/test-app.js';
+
+/** The Audit log screen (owners and admins): who did what, filters, CSV; a revoked key's page names who revoked it. */
+describeBrowser('the dashboard’s audit log', () => {
+  const rig = dashboardRig({ owner: 'owner@audit-screen.test' });
+  let memberSession: string;
+  let keyId: string;
+
+  beforeAll(async () => {
+    const { app, smtp, owner } = rig;
+    const adminSession = await addMember(app, smtp, owner, 'ana@audit-screen.test', 'admin');
+    memberSession = await addMember(app, smtp, owner, 'bo@audit-screen.test', 'member');
+    const created = await call(app.url, 'POST', `/orgs/${owner.orgId}/api-keys`, {
+      token: owner.session,
+      body: { name: 'Nightly batch', project_id: owner.projectId },
+    });
+    keyId = created.body.id;
+    const revoked = await call(app.url, 'DELETE', `/orgs/${owner.orgId}/api-keys/${keyId}`, { token: adminSession });
+    expect(revoked.status).toBe(200);
+    await eventually(
+      'the revocation in the audit log',
+      () => call(app.url, 'GET', `/orgs/${owner.orgId}/audit-log?action=KeyRevoked`, { token: owner.session }),
+      (r) => r.body.entries?.length === 1,
+    );
+  }, 120_000);
+
+  for (const [device, viewport] of DEVICES) {
+    test(`Audit log (${device}): who did what, newest first; filters; CSV; who revoked a key`, async () => {
+      const { app, owner } = rig;
+      const { context, page, errors } = await rig.signedIn(viewport);
+      await page.goto(`/dashboard/orgs/${owner.orgId}/audit`);
+      await page.getByRole('heading', { name: /^Audit log of/ }).waitFor();
+      const rows = page.locator('table.responsive tbody tr');
+      const all = await call(app.url, 'GET', `/orgs/${owner.orgId}/audit-log`, { token: owner.session });
+      expect(await rows.count()).toBe(all.body.entries.length);
+      expect(await rows.first().textContent()).toContain('Revoked the key “Nightly batch”');
+      expect(await rows.first().textContent()).toContain('ana@audit-screen.test');
+      await screenshot(page, `60-audit-${device}`);
+      expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+
+      await page.getByLabel('Action').selectOption('MemberAdded');
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await page.waitForURL(/action=MemberAdded/);
+      await page.waitForFunction(() => document.querySelectorAll('table.responsive tbody tr').length === 3);
+      expect(await rows.allTextContents()).toEqual([
+        expect.stringContaining('Added bo@audit-screen.test as a member'),
+        expect.stringContaining('Added ana@audit-screen.test as an admin'),
+        expect.stringContaining('Added owner@audit-screen.test as an owner'),
+      ]);
+      const download = page.waitForEvent('download');
+      await page.getByRole('button', { name: 'Export CSV' }).click();
+      const csv = await readFile((await (await download).path())!, 'utf8');
+      expect(csv.trimEnd().split('\r\n')).toHaveLength(1 + 3);
+
+      // The revoked key's page says when, and by whom.
+      await page.goto(`/dashboard/orgs/${owner.orgId}/keys/${keyId}`);
+      await page.locator('#key-facts').waitFor();
+      expect(await page.locator('#key-facts').textContent()).toMatch(/Revoked.* by ana@audit-screen\.test/);
+      expect(errors).toEqual([]);
+      await context.close();
+    }, 90_000);
+  }
+
+  test('a plain member has no Audit log tab, and the screen says the organization is not theirs to audit', async () => {
+    const { context, page } = await rig.signedIn({ width: 1280, height: 900 }, memberSession);
+    await page.goto(`/dashboard/orgs/${rig.owner.orgId}/usage`);
+    await page.getByRole('link', { name: 'Usage' }).first().waitFor();
+    expect(await page.getByRole('link', { name: 'Audit log' }).count()).toBe(0);
+    await context.close();
+  }, 60_000);
+});
