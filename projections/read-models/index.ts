@@ -1,5 +1,6 @@
 import type { Projector } from '../projector.js';
 import { apiKeysProjector } from './api-keys.projector.js';
+import { creditGrantsProjector } from './credit-grants.projector.js';
 import { ledgerEntriesProjector } from './ledger-entries.projector.js';
 import { organizationsProjector } from './organizations.projector.js';
 import { projectsProjector } from './projects.projector.js';
@@ -14,6 +15,7 @@ export const READ_MODEL_PROJECTORS: readonly Projector[] = [
   apiKeysProjector,
   usageProjector,
   ledgerEntriesProjector,
+  creditGrantsProjector,
 ];
 
 export const READ_MODELS_CHECKPOINT = 'read_models';

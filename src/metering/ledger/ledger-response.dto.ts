@@ -1,5 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { KEY_ENVIRONMENTS } from '../../keys/events/key.events.js';
+import { CreditGrantDto, OverageDto } from '../grants/dto/credit-grant.dto.js';
 import { METERED_OPERATIONS } from './ledger.dto.js';
 
 class Figures {
@@ -96,6 +97,13 @@ export class UsageReportDto {
 
   /** Per day, operation and environment. */
   by_day!: DayUsageDto[];
+
+  /** Credit grants that count in the month, with what each paid and has left (now, for the current month). */
+  grants!: CreditGrantDto[];
+
+  /** Pay-as-you-go past the allowance and grants, and what it came to in the month; null when the plan has none. */
+  @ApiProperty({ type: OverageDto, nullable: true })
+  overage!: OverageDto | null;
 }
 
 /** One charge as finance reads it; positions are strings (bigints). */

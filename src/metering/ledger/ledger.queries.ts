@@ -94,7 +94,7 @@ export class LedgerQueries {
   constructor(private readonly db: Database) {}
 
   /** Totals and breakdowns of one month, from one snapshot (so that the breakdowns add up to the totals). */
-  async usage(orgId: string, month: string): Promise<UsageReportDto> {
+  async usage(orgId: string, month: string): Promise<Omit<UsageReportDto, 'grants' | 'overage'>> {
     return this.snapshot(async (tx) => {
       const org = await tx.query<{ allowance: string }>(
         'SELECT monthly_credit_allowance AS allowance FROM organizations WHERE org_id = $1',
