@@ -155,6 +155,10 @@ describe.each([
     expect(usage.body.account).toMatchObject({ plan_usage: 2, plan_limit: 2, paygo_usage: 5, paygo_limit: 5 });
     const report = await call(app.url, 'GET', `/orgs/${org.orgId}/usage`, { token: org.session });
     expect(report.body.overage).toEqual({ credit_cap: 5, price_per_credit: '0.008', credits_used: 5, amount: '0.04' });
+    const ledger = await call(app.url, 'GET', `/orgs/${org.orgId}/ledger`, { token: org.session });
+    const paid = ledger.body.entries.map((e: { paid_by: { allowance: number; overage: number } }) => e.paid_by);
+    expect(paid.reduce((sum: number, p: { overage: number }) => sum + p.overage, 0)).toBe(5);
+    expect(paid.reduce((sum: number, p: { allowance: number }) => sum + p.allowance, 0)).toBe(2);
     const split = await allocations(org.orgId);
     expect(split.reduce((sum, a) => sum + Number(a.overage), 0)).toBe(5);
     expect(split.reduce((sum, a) => sum + Number(a.allowance), 0)).toBe(2);

@@ -106,6 +106,28 @@ export class UsageReportDto {
   overage!: OverageDto | null;
 }
 
+@ApiSchema({ name: 'GrantPayment' })
+export class GrantPaymentDto {
+  /** Credit grant id. */
+  @ApiProperty({ format: 'uuid' })
+  grant_id!: string;
+
+  /** Credits it paid. */
+  credits!: number;
+}
+
+@ApiSchema({ name: 'ChargePayment' })
+export class ChargePaymentDto {
+  /** Credits the plan's allowance paid. */
+  allowance!: number;
+
+  /** Credits grants paid, soonest to expire first. */
+  grants!: GrantPaymentDto[];
+
+  /** Overage credits (past the allowance and grants, billed at the plan's price per credit). */
+  overage!: number;
+}
+
 /** One charge as finance reads it; positions are strings (bigints). */
 @ApiSchema({ name: 'LedgerEntry' })
 export class LedgerEntryDto {
@@ -187,6 +209,13 @@ export class LedgerEntryDto {
 
   /** The price in words, from `pricing` and `counts` (e.g. why 2 URLs cost 0 credits or 1). */
   price_explanation!: string;
+
+  /**
+   * What paid a live charge's credits: the allowance, credit grants (in spending order), and overage credits
+   * (pay-as-you-go); null for test keys and charges of 0 credits.
+   */
+  @ApiProperty({ type: ChargePaymentDto, nullable: true })
+  paid_by!: ChargePaymentDto | null;
 }
 
 @ApiSchema({ name: 'LedgerFigures' })
