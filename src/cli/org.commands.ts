@@ -101,7 +101,8 @@ function overageOf(values: ParsedArgs['values']): Overage | null {
   if (cap === undefined || price === undefined) {
     throw new UsageError('--overage-cap and --overage-price go together', PLAN);
   }
-  if (!PRICE.test(price)) throw new UsageError('--overage-price must be a decimal such as 0.008 (up to 8 places)', PLAN);
+  if (!PRICE.test(price))
+    throw new UsageError('--overage-price must be a decimal such as 0.008 (up to 8 places)', PLAN);
   return { credit_cap: cap, price_per_credit: price };
 }
 const changePlan: CliCommand = {
