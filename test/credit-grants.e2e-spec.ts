@@ -3,6 +3,7 @@ import { rebuildReadModels } from '../projections/rebuild.js';
 import { verifyLedger } from '../projections/verify-ledger.js';
 import { verifyReadModels } from '../projections/verify.js';
 import { Database } from '../src/database/database.js';
+import { migrate } from '../src/database/migrator.js';
 import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
 import { REDIS, type RedisClient } from '../src/redis/redis.module.js';
 import { eventually, sleep } from './support/eventually.js';
@@ -289,5 +290,48 @@ describe('grants and overage across two nodes (services mode: one database, one 
         }),
       (report) => report.ok,
     );
+  });
+});
+
+describe('read-model migration 007 on read models projected before it', () => {
+  let smtp: SmtpSink;
+  let app: TestApp;
+
+  beforeAll(async () => {
+    smtp = await SmtpSink.start();
+    app = await startTestApp({ env: { SMTP_URL: smtp.url }, modules: [MeteredTestRoutesModule] });
+  });
+  afterAll(async () => {
+    await app.close();
+    await smtp.stop();
+    await dropSchema(app.schema);
+  });
+
+  test('splits the charges already in the ledger as a rebuild from the events would', async () => {
+    const org = await meteredOrganization(app, smtp, 'before-grants@a.test');
+    await changePlan(app, org.orgId, { allowance: 3 });
+    const key = await org.key();
+    for (let i = 0; i < 3; i++) {
+      const searched = await call(app.url, 'POST', '/test/search', { token: key.key, body: { query: `m${i}` } });
+      expect(searched.status).toBe(200);
+    }
+    expect((await call(app.url, 'GET', '/usage', { token: key.key })).body.account.plan_usage).toBe(3);
+    const db = app.app.get(Database);
+    // The read models as they were before migration 007.
+    await db.query('DROP TABLE credit_grants, credit_grant_usage, spend_months, charge_allocations');
+    await db.query('ALTER TABLE organizations DROP COLUMN overage_credit_cap, DROP COLUMN overage_price_per_credit');
+    await db.query(
+      `DELETE FROM schema_migrations WHERE migration_set = 'readModels' AND name = '007_credit_grants.sql'`,
+    );
+    expect(await migrate(db.pool, app.schema, ['readModels'])).toEqual(['readModels/007_credit_grants.sql']);
+    const spend = await db.query('SELECT allowance_credits, overage_credits FROM spend_months WHERE org_id = $1', [
+      org.orgId,
+    ]);
+    expect(spend.rows).toEqual([{ allowance_credits: '3.0000', overage_credits: '0.0000' }]);
+    const report = await verifyReadModels(db, app.app.get<EventStore>(EVENT_STORE), {
+      checkpointName: READ_MODELS_CHECKPOINT,
+      projectors: READ_MODEL_PROJECTORS,
+    });
+    expect(report.differences).toEqual([]);
   });
 });
