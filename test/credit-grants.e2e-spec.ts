@@ -197,7 +197,7 @@ describe.each([
       status: 'active',
     });
     const listed = await call(app.url, 'GET', path, { token: org.session });
-    expect(listed.body.map((g: GrantView) => g.grant_id)).toEqual([granted.body.grant_id]);
+    expect(listed.body.grants.map((g: GrantView) => g.grant_id)).toEqual([granted.body.grant_id]);
     const key = await org.key();
     for (let i = 0; i < 3; i++) expect((await search(key.key, `h${i}`)).status).toBe(200);
     const grantPath = `${path}/${granted.body.grant_id}`;
@@ -207,7 +207,7 @@ describe.each([
     expect(refused.status).toBe(402);
     expect(refused.body).toMatchObject({ credits_used: 3, credits_limit: 3 });
     const after = await call(app.url, 'GET', path, { token: org.session });
-    expect(after.body[0]).toMatchObject({ used: 2, remaining: 0, status: 'revoked' });
+    expect(after.body.grants[0]).toMatchObject({ used: 2, remaining: 0, status: 'revoked' });
     const unknown = `${path}/00000000-0000-4000-8000-000000000000`;
     expect((await call(app.url, 'DELETE', unknown, { token: operator })).status).toBe(404);
   });

@@ -25,7 +25,7 @@ import { RevokeCreditGrantCommand } from '../../organizations/commands/revoke-cr
 import { OrgAccessService, isUuid } from '../../organizations/org-access.service.js';
 import { billingMonth } from '../counter-keys.js';
 import { CreditGrantViews } from './credit-grant-views.js';
-import { CreditGrantDto } from './dto/credit-grant.dto.js';
+import { CreditGrantDto, CreditGrantListDto } from './dto/credit-grant.dto.js';
 import { GrantCreditsDto } from './dto/grant-credits.dto.js';
 import { parseGrantExpiry } from './grant-expiry.js';
 
@@ -50,10 +50,11 @@ export class CreditGrantsController {
 
   /** An organization's credit grants, with what each paid and has left this month */
   @Get()
-  @ApiOkResponse({ type: [CreditGrantDto] })
-  async list(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string): Promise<CreditGrantDto[]> {
+  @ApiOkResponse({ type: CreditGrantListDto })
+  async list(@CurrentSession() session: SessionUser, @Param('org_id') orgId: string): Promise<CreditGrantListDto> {
     await this.requireReader(session, orgId);
-    return (await this.views.spending(orgId, billingMonth(new Date()))).grants;
+    const { grants } = await this.views.spending(orgId, billingMonth(new Date()));
+    return { grants };
   }
 
   /** Grant credits to an organization, once or every month (operators of the server only) */

@@ -43,6 +43,13 @@ export class CreditGrantDto {
   status!: string;
 }
 
+/** An organization's credit grants that count this month. */
+@ApiSchema({ name: 'CreditGrantList' })
+export class CreditGrantListDto {
+  /** Newest first, with what each paid and has left this month. */
+  grants!: CreditGrantDto[];
+}
+
 /** Pay-as-you-go past the allowance and the grants, and what it came to in the month. */
 @ApiSchema({ name: 'Overage' })
 export class OverageDto {
