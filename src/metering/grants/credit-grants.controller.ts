@@ -11,7 +11,13 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiForbiddenResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiForbiddenResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ReadYourWrites } from '../../../projections/read-your-writes.js';
 import { OperatorAccess } from '../../auth/operator-access.service.js';
 import { CurrentSession, SessionGuard } from '../../auth/session.guard.js';
@@ -59,7 +65,7 @@ export class CreditGrantsController {
 
   /** Grant credits to an organization, once or every month (operators of the server only) */
   @Post()
-  @ApiOkResponse({ type: CreditGrantDto })
+  @ApiCreatedResponse({ type: CreditGrantDto })
   @ApiForbiddenResponse({
     description: 'The caller is a member but not an operator of the server.',
     type: ErrorResponseDto,
