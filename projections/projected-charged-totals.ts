@@ -7,6 +7,9 @@ import { loadCheckpoint } from './checkpoint-store.js';
 import type { ProjectionRunner } from './projection-runner.js';
 import { READ_MODELS_CHECKPOINT } from './read-models/index.js';
 
+/** Events that change what an organization may spend: its plan, and its credit grants. */
+const PLAN_EVENTS = new Set(['PlanChanged', 'CreditsGranted', 'CreditGrantRevoked']);
+
 /**
  * Charged totals from the read models, once the projections include every charge stored so far. Each total is read
  * in one snapshot with the read models' checkpoint, which says exactly which charges it includes: the calls still
@@ -83,7 +86,7 @@ export class ProjectedChargedTotals implements ChargedTotals {
 
   onPlanChanged(listener: (orgId: string) => void): void {
     this.runner.onEvents((events) => {
-      for (const event of events) if (event.type === 'PlanChanged') listener(String(event.data.org_id));
+      for (const event of events) if (PLAN_EVENTS.has(event.type)) listener(String(event.data.org_id));
     });
   }
 

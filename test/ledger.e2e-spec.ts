@@ -236,6 +236,8 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
         month: MONTH,
+        grants: [],
+        overage: null,
         credits_limit: 1000,
         credits_used: 8,
         credits_remaining: 992,
@@ -291,6 +293,8 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
       const empty = await usage('?month=2030-01');
       expect(empty.body).toEqual({
         month: '2030-01',
+        grants: [],
+        overage: null,
         credits_limit: 1000,
         credits_used: 0,
         credits_remaining: 1000,
@@ -359,6 +363,7 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
       }
       const vertical = march[4]!;
       expect(entries[4]).toEqual({
+        paid_by: { allowance: 2, grants: [], overage: 0 },
         commit_position: expect.stringMatching(/^\d+$/),
         prepare_position: expect.stringMatching(/^\d+$/),
         occurred_at: '2031-03-02T12:00:00.000Z',

@@ -54,8 +54,9 @@ describe('/orgs/{org_id}/plan', () => {
         plan: 'growth',
         monthly_credit_allowance: 100_000,
         rate_limit_per_minute: { live: 1_000, test: 100 },
+        overage: null,
       });
-      const { org_id: _orgId, ...limits } = changed.body as Record<string, unknown>;
+      const { org_id: _orgId, overage: _overage, ...limits } = changed.body as Record<string, unknown>;
       expect(await organization()).toMatchObject(limits);
       const stream = await events();
       expect(stream).toHaveLength(before + 1);
@@ -78,6 +79,18 @@ describe('/orgs/{org_id}/plan', () => {
       expect(search.headers.get('x-ratelimit-limit')).toBe('7');
     });
 
+    test('a plan with overage: its cap and price per credit, in the PlanChanged event and the answer', async () => {
+      const overage = { credit_cap: 500, price_per_credit: '0.008' };
+      const changed = await change({ plan: 'free', monthly_credit_allowance: 5, overage });
+      expect(changed.status).toBe(200);
+      expect(changed.body.overage).toEqual(overage);
+      expect((await events()).at(-1)!.data).toMatchObject({ overage });
+      const search = await call(app.url, 'POST', '/search', { token: key, body: { query: 'overage' } });
+      expect(search.headers.get('x-credits-limit')).toBe('505');
+      // A plan change without it ends the overage.
+      expect((await change({ plan: 'free', monthly_credit_allowance: 5 })).body.overage).toBeNull();
+    });
+
     test('an operator who is also the owner of another organization changes that one too', async () => {
       const second = await signIn(app, smtp, 'second@ops.test');
       const org = await call(app.url, 'POST', '/orgs', { token: second, body: { name: 'Ops own' } });
@@ -98,6 +111,17 @@ describe('/orgs/{org_id}/plan', () => {
       ['a rate limit of 0', { plan: 'free', rate_limit_per_minute: { live: 0 } }, /rate_limit_per_minute\.live/],
       ['a rate limit past integer', { plan: 'free', rate_limit_per_minute: { test: 2 ** 31 } }, /test/],
       ['rate limits that are no object', { plan: 'free', rate_limit_per_minute: 'fast' }, /rate_limit_per_minute/],
+      [
+        'an overage price that is a number',
+        { plan: 'free', overage: { credit_cap: 5, price_per_credit: 0.1 } },
+        /price_per_credit/,
+      ],
+      [
+        'an overage price in words',
+        { plan: 'free', overage: { credit_cap: 5, price_per_credit: 'cheap' } },
+        /price_per_credit/,
+      ],
+      ['a negative overage cap', { plan: 'free', overage: { credit_cap: -1, price_per_credit: '0.1' } }, /credit_cap/],
     ])('%s is refused naming the field, and nothing is appended', async (_what, body, message) => {
       const before = await events();
       const refused = await change(body);

@@ -2,6 +2,7 @@ import { ApiError, type CurrentSession, PLANS, api } from './api.js';
 import type { Context } from './context.js';
 import { field, formatNumber, h, table, timeEl } from './dom.js';
 import { canManage } from './org-pages.js';
+import { planSpending } from './plan-spending.js';
 
 interface Member {
   user_id: string;
@@ -19,9 +20,10 @@ const ROLE_HELP: Record<string, string> = {
 /** Members (list; invite or change a role, for owners and admins) and the organization's plan and its limits. */
 export async function membersPage(ctx: Context): Promise<Node> {
   const org = ctx.org!;
-  const [{ members }, session] = await Promise.all([
+  const [{ members }, session, spending] = await Promise.all([
     api<{ members: Member[] }>('GET', `/orgs/${org.id}/members`),
     api<CurrentSession>('GET', '/auth/session'),
+    planSpending(org.id),
   ]);
   return h(
     'div',
@@ -45,6 +47,7 @@ export async function membersPage(ctx: Context): Promise<Node> {
           h('code', {}, 'npm run cli -- org plan'),
           '); the new limits apply within seconds.',
         ),
+    ...spending,
     h('h2', {}, 'Members'),
     table(
       'Members',

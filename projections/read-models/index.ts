@@ -1,6 +1,7 @@
 import type { Projector } from '../projector.js';
 import { apiKeysProjector } from './api-keys.projector.js';
 import { auditLogProjector } from './audit-log.projector.js';
+import { creditGrantsProjector } from './credit-grants.projector.js';
 import { ledgerEntriesProjector } from './ledger-entries.projector.js';
 import { organizationsProjector } from './organizations.projector.js';
 import { projectsProjector } from './projects.projector.js';
@@ -16,6 +17,7 @@ export const READ_MODEL_PROJECTORS: readonly Projector[] = [
   usageProjector,
   ledgerEntriesProjector,
   auditLogProjector,
+  creditGrantsProjector,
 ];
 
 export const READ_MODELS_CHECKPOINT = 'read_models';

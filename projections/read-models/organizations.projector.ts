@@ -39,7 +39,7 @@ export const organizationsProjector: Projector = {
         const d = event.data as unknown as PlanChanged['data'];
         await tx.query(
           `UPDATE organizations SET plan = $2, monthly_credit_allowance = $3, rate_limit_live = $4, rate_limit_test = $5,
-             plan_changed_at = $6 WHERE org_id = $1`,
+             plan_changed_at = $6, overage_credit_cap = $7, overage_price_per_credit = $8 WHERE org_id = $1`,
           [
             d.org_id,
             d.plan,
@@ -47,6 +47,8 @@ export const organizationsProjector: Projector = {
             d.rate_limit_per_minute.live,
             d.rate_limit_per_minute.test,
             at,
+            d.overage?.credit_cap ?? null,
+            d.overage?.price_per_credit ?? null,
           ],
         );
         return;

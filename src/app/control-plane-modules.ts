@@ -8,6 +8,7 @@ import { ConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { EventStoreModule } from '../event-store/event-store.module.js';
 import { KeysModule } from '../keys/keys.module.js';
+import { CreditGrantsModule } from '../metering/grants/credit-grants.module.js';
 import { LedgerModule } from '../metering/ledger/ledger.module.js';
 import { MeteringModule } from '../metering/metering.module.js';
 import { ObservabilityModule } from '../observability/observability.module.js';
@@ -37,5 +38,6 @@ export function controlPlaneModules(config: AppConfig): (Type | DynamicModule)[]
     MeteringModule,
     LedgerModule,
     AuditModule,
+    CreditGrantsModule,
   ];
 }

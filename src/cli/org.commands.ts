@@ -1,5 +1,6 @@
 import { ChangePlanCommand } from '../organizations/commands/change-plan.command.js';
 import { CreateOrganizationCommand } from '../organizations/commands/create-organization.command.js';
+import type { Overage } from '../organizations/events/organization.events.js';
 import { PLAN_NAMES, type PlanName, planLimits } from '../organizations/plans.js';
 import { RegisterUserCommand } from '../users/commands/register-user.command.js';
 import { isEmailAddress } from '../users/dto/email-address.js';
@@ -16,6 +17,8 @@ import {
 } from './args.js';
 import type { CliCommand, CommandGroup } from './command.js';
 import { formatTable } from './output.js';
+import { grantCredits, listGrants, revokeGrant } from './org-grant.commands.js';
+import { PRICE } from '../organizations/dto/change-plan.dto.js';
 
 const LIMIT_FLAGS = {
   allowance: { type: 'string' },
@@ -86,7 +89,22 @@ const create: CliCommand = {
   },
 };
 
-const PLAN = 'org plan <org_id> --plan <plan> [--allowance <credits>] [--rpm-live <n>] [--rpm-test <n>] [--json]';
+const PLAN =
+  'org plan <org_id> --plan <plan> [--allowance <credits>] [--rpm-live <n>] [--rpm-test <n>] ' +
+  '[--overage-cap <credits> --overage-price <decimal>] [--json]';
+
+/** Pay-as-you-go past the allowance and grants: both flags or neither (none, the default). */
+function overageOf(values: ParsedArgs['values']): Overage | null {
+  const cap = optionalInteger(values, 'overage-cap', 0);
+  const price = optionalString(values, 'overage-price');
+  if (cap === undefined && price === undefined) return null;
+  if (cap === undefined || price === undefined) {
+    throw new UsageError('--overage-cap and --overage-price go together', PLAN);
+  }
+  if (!PRICE.test(price))
+    throw new UsageError('--overage-price must be a decimal such as 0.008 (up to 8 places)', PLAN);
+  return { credit_cap: cap, price_per_credit: price };
+}
 const changePlan: CliCommand = {
   usage: PLAN,
   summary: "change an organization's plan (the plan's limits unless overridden)",
@@ -94,21 +112,33 @@ const changePlan: CliCommand = {
     const { values, positionals } = parseCommandArgs(
       args,
       PLAN,
-      { plan: { type: 'string' }, ...LIMIT_FLAGS, ...JSON_FLAG },
+      {
+        plan: { type: 'string' },
+        ...LIMIT_FLAGS,
+        'overage-cap': { type: 'string' },
+        'overage-price': { type: 'string' },
+        ...JSON_FLAG,
+      },
       ['<org_id>'],
     );
     const orgId = uuidArgument(positionals[0]!, 'org_id');
     const planName = plan(values);
     if (!planName) throw new UsageError('--plan is required', PLAN);
     const limits = planLimits(planName, limitOverrides(values));
+    const overage = overageOf(values);
     return async (ctx) => {
-      const { position } = await ctx.commands.execute(new ChangePlanCommand(orgId, planName, limits, ctx.actor));
+      const { position } = await ctx.commands.execute(
+        new ChangePlanCommand(orgId, planName, limits, ctx.actor, overage),
+      );
       await ctx.afterWrite(position);
-      if (values.json) ctx.json({ id: orgId, plan: planName, ...limits });
+      if (values.json) ctx.json({ id: orgId, plan: planName, ...limits, overage });
       else
         ctx.out(
           `organization ${orgId}: plan ${planName}, ${limits.monthly_credit_allowance} credits a month, ` +
-            `${limits.rate_limit_per_minute.live}/${limits.rate_limit_per_minute.test} requests a minute (live/test)`,
+            `${limits.rate_limit_per_minute.live}/${limits.rate_limit_per_minute.test} requests a minute (live/test)` +
+            (overage
+              ? `, overage up to ${overage.credit_cap} credits at ${overage.price_per_credit} a credit`
+              : ', no overage'),
         );
       return 0;
     };
@@ -179,5 +209,5 @@ export const orgCommands: CommandGroup = {
   name: 'org',
   scope: 'control-plane',
   summary: 'organizations and their plans',
-  commands: { create, plan: changePlan, list },
+  commands: { create, plan: changePlan, list, grant: grantCredits, 'revoke-grant': revokeGrant, grants: listGrants },
 };

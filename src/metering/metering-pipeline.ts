@@ -248,7 +248,7 @@ export class MeteringPipeline {
     const quota: Quota = {
       live: environment === 'live',
       key: counterKeys.quota(this.config.redisPrefix, orgId, month),
-      limit: caller.plan.monthlyCreditAllowance,
+      limit: caller.plan.monthlyCreditLimit,
       seed: () => this.seeds.liveCredits(orgId, month),
       hold: null,
     };
@@ -560,7 +560,7 @@ export class MeteringPipeline {
     if (!decision.allowed) {
       const month = billingMonth(new Date());
       const used = await this.creditsUsed(caller.key.orgId, month);
-      throw rateLimited(caller.plan.monthlyCreditAllowance, decision, used);
+      throw rateLimited(caller.plan.monthlyCreditLimit, decision, used);
     }
     return { headers };
   }

@@ -20,6 +20,7 @@ import { Database } from '../database/database.js';
 import { MeteredInterceptor } from './metered.decorator.js';
 import { MeteringPipeline } from './metering-pipeline.js';
 import { SpendBudgets } from './budgets/spend-budgets.js';
+import { CreditGrantViews } from './grants/credit-grant-views.js';
 import { OrgPlansService } from './org-plans.service.js';
 import { RateLimiterService } from './rate-limiter.service.js';
 import { UsageController } from './usage.controller.js';
@@ -34,6 +35,7 @@ import { UsageController } from './usage.controller.js';
   providers: [
     MeteringPipeline,
     SpendBudgets,
+    CreditGrantViews,
     MeteredInterceptor,
     DeferredCharges,
     ChargeWriter,
@@ -64,7 +66,7 @@ import { UsageController } from './usage.controller.js';
           journalKey: inflight.journalKey,
           leasesKey: (orgId, month) => counterKeys.leases(config.redisPrefix, orgId, month),
           receiptKey: (batchId) => counterKeys.leaseReceipt(config.redisPrefix, batchId),
-          allowanceOf: async (orgId) => (await plans.get(orgId))?.monthlyCreditAllowance ?? null,
+          allowanceOf: async (orgId) => (await plans.get(orgId))?.monthlyCreditLimit ?? null,
         });
         inflight.beforeLeaving(() => leases.returnAll());
         inflight.onLapse(() => leases.retireAll());
@@ -84,6 +86,6 @@ import { UsageController } from './usage.controller.js';
         redis ? new RedisIdempotencyStore(redis) : new PostgresIdempotencyStore(db),
     },
   ],
-  exports: [MeteringPipeline, MeteredInterceptor, CREDIT_COUNTERS, DeferredCharges],
+  exports: [MeteringPipeline, MeteredInterceptor, CREDIT_COUNTERS, DeferredCharges, CreditGrantViews],
 })
 export class MeteringModule {}

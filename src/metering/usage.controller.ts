@@ -15,6 +15,7 @@ import { KeyUsageDto } from './dto/key-usage.dto.js';
 import { Database } from '../database/database.js';
 import { isUuid } from '../organizations/org-access.service.js';
 import { billingMonth } from './counter-keys.js';
+import { CreditGrantViews } from './grants/credit-grant-views.js';
 import { MeteringPipeline } from './metering-pipeline.js';
 import { takeApiKey } from './take-api-key.js';
 
@@ -37,6 +38,7 @@ export class UsageController {
     private readonly pipeline: MeteringPipeline,
     private readonly db: Database,
     private readonly readYourWrites: ReadYourWrites,
+    private readonly grantViews: CreditGrantViews,
   ) {}
 
   /** This key's and its organization's credits this month (free, rate limited) */
@@ -65,7 +67,11 @@ export class UsageController {
     const projectId = typeof projectHeader === 'string' && isUuid(projectHeader) ? projectHeader : null;
     await this.readYourWrites.includeEverythingStored(FRESHNESS_WAIT_MS);
     const { keyOps, accountOps } = await this.byOperation(orgId, month, caller.key.keyId, projectId);
-    const limit = caller.plan.monthlyCreditAllowance;
+    const { plan } = caller;
+    const limit = plan.monthlyCreditLimit;
+    const spending = await this.grantViews.spending(orgId, month);
+    // The allowance and the grants are the plan's credits; past them, pay-as-you-go (Tavily's paygo_*).
+    const paygoUsage = Math.round(spending.overageCredits);
     void reply.headers({
       ...headers,
       'X-Credits-Limit': String(limit),
@@ -75,11 +81,14 @@ export class UsageController {
     return {
       key: { usage: sum(keyOps), limit: caller.key.budgets.key, ...perOperation(keyOps) },
       account: {
-        current_plan: caller.plan.plan,
-        plan_usage: projectId ? sum(accountOps) : planUsage,
-        plan_limit: limit,
-        paygo_usage: 0,
-        paygo_limit: null,
+        current_plan: plan.plan,
+        plan_usage: projectId ? sum(accountOps) : Math.max(0, planUsage - paygoUsage),
+        plan_limit: Math.floor(plan.monthlyCreditAllowance + plan.grantCredits),
+        paygo_usage: paygoUsage,
+        paygo_limit: plan.overage?.creditCap ?? null,
+        allowance: plan.monthlyCreditAllowance,
+        credits_limit: limit,
+        grants: spending.grants,
         ...perOperation(accountOps),
       },
     };

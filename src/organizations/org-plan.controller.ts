@@ -56,7 +56,13 @@ export class OrgPlanController {
       rpmTest: body.rate_limit_per_minute?.test,
     });
     const { position } = await this.commands.execute(
-      new ChangePlanCommand(orgId, body.plan, limits, { type: 'operator', id: session.email }),
+      new ChangePlanCommand(
+        orgId,
+        body.plan,
+        limits,
+        { type: 'operator', id: session.email },
+        body.overage ? { credit_cap: body.overage.credit_cap, price_per_credit: body.overage.price_per_credit } : null,
+      ),
     );
     await this.readYourWrites.waitFor(position);
     const view = await this.views.plan(orgId);

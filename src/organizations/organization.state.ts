@@ -1,5 +1,7 @@
 import type { RecordedEvent } from '../event-store/event-store.port.js';
 import type {
+  CreditGrantRevoked,
+  CreditsGranted,
   MemberAdded,
   MemberRemoved,
   MemberRole,
@@ -11,9 +13,16 @@ export interface OrganizationState {
   readonly exists: boolean;
   readonly plan: string | null;
   readonly members: ReadonlyMap<string, MemberRole>;
+  /** Credit grants by id: whether each was revoked. */
+  readonly grants: ReadonlyMap<string, { readonly revoked: boolean }>;
 }
 
-export const initialOrganization: OrganizationState = { exists: false, plan: null, members: new Map() };
+export const initialOrganization: OrganizationState = {
+  exists: false,
+  plan: null,
+  members: new Map(),
+  grants: new Map(),
+};
 
 export function evolveOrganization(state: OrganizationState, event: RecordedEvent): OrganizationState {
   switch (event.type) {
@@ -29,6 +38,14 @@ export function evolveOrganization(state: OrganizationState, event: RecordedEven
       const members = new Map(state.members);
       members.delete((event.data as unknown as MemberRemoved['data']).user_id);
       return { ...state, members };
+    }
+    case 'CreditsGranted': {
+      const d = event.data as unknown as CreditsGranted['data'];
+      return { ...state, grants: new Map(state.grants).set(d.grant_id, { revoked: false }) };
+    }
+    case 'CreditGrantRevoked': {
+      const d = event.data as unknown as CreditGrantRevoked['data'];
+      return { ...state, grants: new Map(state.grants).set(d.grant_id, { revoked: true }) };
     }
     default:
       return state;

@@ -9,6 +9,8 @@ interface OrganizationRow {
   monthly_credit_allowance: string;
   rate_limit_live: number;
   rate_limit_test: number;
+  overage_credit_cap: string | null;
+  overage_price_per_credit: string | null;
   role: string;
   created_at: Date;
 }
@@ -57,6 +59,10 @@ export class OrganizationViews {
         plan: row.plan,
         monthly_credit_allowance: Number(row.monthly_credit_allowance),
         rate_limit_per_minute: { live: row.rate_limit_live, test: row.rate_limit_test },
+        overage:
+          row.overage_credit_cap === null
+            ? null
+            : { credit_cap: Number(row.overage_credit_cap), price_per_credit: row.overage_price_per_credit ?? '0' },
       }
     );
   }

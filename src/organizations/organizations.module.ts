@@ -2,6 +2,8 @@ import { Global, Module } from '@nestjs/common';
 import { AddMemberHandler } from './commands/add-member.handler.js';
 import { ChangePlanHandler } from './commands/change-plan.handler.js';
 import { CreateOrganizationHandler } from './commands/create-organization.handler.js';
+import { GrantCreditsHandler } from './commands/grant-credits.handler.js';
+import { RevokeCreditGrantHandler } from './commands/revoke-credit-grant.handler.js';
 import { OrgAccessService } from './org-access.service.js';
 import { OrgPlanController } from './org-plan.controller.js';
 import { OrganizationViews } from './organization.views.js';
@@ -10,7 +12,15 @@ import { OrganizationsController } from './organizations.controller.js';
 @Global()
 @Module({
   controllers: [OrganizationsController, OrgPlanController],
-  providers: [CreateOrganizationHandler, ChangePlanHandler, AddMemberHandler, OrgAccessService, OrganizationViews],
+  providers: [
+    CreateOrganizationHandler,
+    ChangePlanHandler,
+    AddMemberHandler,
+    GrantCreditsHandler,
+    RevokeCreditGrantHandler,
+    OrgAccessService,
+    OrganizationViews,
+  ],
   exports: [OrgAccessService, OrganizationViews],
 })
 export class OrganizationsModule {}

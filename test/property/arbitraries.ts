@@ -569,6 +569,18 @@ export const changePlanBody = (_ctx: FuzzContext, bias: Bias) =>
     bias,
   );
 
+export const grantCreditsBody = (_ctx: FuzzContext, bias: Bias) =>
+  dtoBody(
+    {
+      credits: int(1, 10_000_000),
+      every_month: fc.boolean(),
+      expires_at: fc.constantFrom('2999-12-31', '2999-12-31T12:00:00Z', '2001-01-01', 'soon'),
+      note: fc.string({ maxLength: 600 }),
+    },
+    ['credits'],
+    bias,
+  );
+
 export const addMemberBody = (ctx: FuzzContext, bias: Bias) =>
   dtoBody(
     {
@@ -962,6 +974,16 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/orgs/{org_id}', auth: 'session' },
   // No session of the suite is an operator (OPERATOR_EMAILS): every plan change is refused, and changes nothing.
   { method: 'PUT', path: '/orgs/{org_id}/plan', auth: 'session', write: 'plan', body: changePlanBody },
+  { method: 'GET', path: '/orgs/{org_id}/credit-grants', auth: 'session' },
+  // Credit grants are an operator's, as plans are: every grant and revocation of the suite is refused.
+  { method: 'POST', path: '/orgs/{org_id}/credit-grants', auth: 'session', write: 'plan', body: grantCreditsBody },
+  {
+    method: 'DELETE',
+    path: '/orgs/{org_id}/credit-grants/{grant_id}',
+    auth: 'session',
+    write: 'plan',
+    params: { grant_id: fc.oneof(fc.uuid(), junkSegment) },
+  },
   { method: 'GET', path: '/orgs/{org_id}/members', auth: 'session' },
   { method: 'POST', path: '/orgs/{org_id}/members', auth: 'session', write: 'member', body: addMemberBody },
   { method: 'GET', path: '/orgs/{org_id}/projects', auth: 'session' },

@@ -54,6 +54,18 @@ const CASES: Record<string, Case> = {
     ],
     otherIdsUnderOwnOrg: () => [],
   },
+  'GET /orgs/{org_id}/credit-grants': {
+    inOtherOrg: (b) => [{ path: orgPath(b, '/credit-grants') }],
+    otherIdsUnderOwnOrg: (_b, a) => [{ path: orgPath(a, '/credit-grants'), status: 200 }],
+  },
+  'POST /orgs/{org_id}/credit-grants': {
+    inOtherOrg: (b) => [{ path: orgPath(b, '/credit-grants'), body: { credits: 1000 } }],
+    otherIdsUnderOwnOrg: () => [],
+  },
+  'DELETE /orgs/{org_id}/credit-grants/{grant_id}': {
+    inOtherOrg: (b) => [{ path: orgPath(b, `/credit-grants/${randomUUID()}`) }],
+    otherIdsUnderOwnOrg: () => [],
+  },
   'GET /orgs/{org_id}/members': {
     inOtherOrg: (b) => [{ path: orgPath(b, '/members') }],
     otherIdsUnderOwnOrg: (_b, a) => [{ path: orgPath(a, '/members'), status: 200 }],

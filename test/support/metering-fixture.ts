@@ -3,6 +3,8 @@ import { ProjectionRunner } from '../../projections/projection-runner.js';
 import { EVENT_STORE, type EventStore, type RecordedEvent } from '../../src/event-store/event-store.port.js';
 import type { CreditsCharged } from '../../src/metering/events/credits-charged.event.js';
 import { ChangePlanCommand } from '../../src/organizations/commands/change-plan.command.js';
+import { GrantCreditsCommand } from '../../src/organizations/commands/grant-credits.command.js';
+import type { Overage } from '../../src/organizations/events/organization.events.js';
 import { type PlanName, planLimits } from '../../src/organizations/plans.js';
 import type { SmtpSink } from './smtp-sink.js';
 import { type TestApp, call, setUpOrganization } from './test-app.js';
@@ -25,12 +27,13 @@ export async function meteredOrganization(app: TestApp, smtp: SmtpSink, email: s
 export async function changePlan(
   app: TestApp,
   orgId: string,
-  overrides: { plan?: PlanName; allowance?: number; rpmLive?: number; rpmTest?: number },
+  overrides: { plan?: PlanName; allowance?: number; rpmLive?: number; rpmTest?: number; overage?: Overage },
 ): Promise<void> {
   const plan = overrides.plan ?? 'free';
+  const actor = { type: 'operator', id: 'test' } as const;
   const { position } = await app.app
     .get(CommandBus)
-    .execute(new ChangePlanCommand(orgId, plan, planLimits(plan, overrides), { type: 'operator', id: 'test' }));
+    .execute(new ChangePlanCommand(orgId, plan, planLimits(plan, overrides), actor, overrides.overage ?? null));
   await app.app.get(ProjectionRunner).waitFor(position, 10_000);
 }
 
@@ -40,4 +43,26 @@ export async function chargesOf(app: TestApp, orgId: string): Promise<CreditsCha
   const month = new Date().toISOString().slice(0, 7);
   const events: RecordedEvent[] = await store.readStream(`charges-${orgId}-${month}`);
   return events.filter((e) => e.type === 'CreditsCharged').map((e) => e.data as unknown as CreditsCharged['data']);
+}
+
+/** Credits granted through the real command, applied once projected; returns the grant's id. */
+export async function grantCredits(
+  app: TestApp,
+  orgId: string,
+  terms: { credits: number; monthly?: boolean; expiresAt?: Date; note?: string },
+): Promise<string> {
+  const { grantId, position } = await app.app.get(CommandBus).execute(
+    new GrantCreditsCommand(
+      orgId,
+      {
+        credits: terms.credits,
+        recurrence: terms.monthly ? 'monthly' : 'once',
+        expiresAt: terms.expiresAt ?? null,
+        note: terms.note ?? null,
+      },
+      { type: 'operator', id: 'test' },
+    ),
+  );
+  await app.app.get(ProjectionRunner).waitFor(position, 10_000);
+  return grantId;
 }

@@ -1,4 +1,5 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { CreditGrantDto } from '../grants/dto/credit-grant.dto.js';
 
 class OperationCredits {
   /** Search (and vertical) credits. */
@@ -32,18 +33,30 @@ export class AccountCreditsDto extends OperationCredits {
   /** Plan. */
   current_plan!: string;
 
-  /** Live credits used this month (of the project with X-Project-ID). */
+  /**
+   * Live credits used this month that the allowance and grants paid (with X-Project-ID: the project's live credits,
+   * however paid).
+   */
   plan_usage!: number;
 
-  /** Monthly allowance. */
+  /** The monthly allowance and what the credit grants add this month. */
   plan_limit!: number;
 
-  /** Always 0. */
-  paygo_usage?: number;
+  /** Live credits this month past the allowance and grants (pay-as-you-go). */
+  paygo_usage!: number;
 
-  /** Always null. */
-  @ApiPropertyOptional({ type: 'null' })
-  paygo_limit?: null;
+  /** The most pay-as-you-go credits a month; null when the plan has no overage. */
+  @ApiProperty({ type: 'integer', nullable: true })
+  paygo_limit!: number | null;
+
+  /** The plan's monthly allowance (ours, beside Tavily's fields). */
+  allowance!: number;
+
+  /** The most live credits this month: allowance, grants and overage cap (what a 402 names). */
+  credits_limit!: number;
+
+  /** Credit grants that count this month, with what each paid and has left. */
+  grants!: CreditGrantDto[];
 }
 
 /** GET /usage, in Tavily's shape: this key's and its organization's credits this month. */

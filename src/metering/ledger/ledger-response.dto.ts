@@ -1,5 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { KEY_ENVIRONMENTS } from '../../keys/events/key.events.js';
+import { CreditGrantDto, OverageDto } from '../grants/dto/credit-grant.dto.js';
 import { METERED_OPERATIONS } from './ledger.dto.js';
 
 class Figures {
@@ -96,6 +97,35 @@ export class UsageReportDto {
 
   /** Per day, operation and environment. */
   by_day!: DayUsageDto[];
+
+  /** Credit grants that count in the month, with what each paid and has left (now, for the current month). */
+  grants!: CreditGrantDto[];
+
+  /** Pay-as-you-go past the allowance and grants, and what it came to in the month; null when the plan has none. */
+  @ApiProperty({ type: OverageDto, nullable: true })
+  overage!: OverageDto | null;
+}
+
+@ApiSchema({ name: 'GrantPayment' })
+export class GrantPaymentDto {
+  /** Credit grant id. */
+  @ApiProperty({ format: 'uuid' })
+  grant_id!: string;
+
+  /** Credits it paid. */
+  credits!: number;
+}
+
+@ApiSchema({ name: 'ChargePayment' })
+export class ChargePaymentDto {
+  /** Credits the plan's allowance paid. */
+  allowance!: number;
+
+  /** Credits grants paid, soonest to expire first. */
+  grants!: GrantPaymentDto[];
+
+  /** Overage credits (past the allowance and grants, billed at the plan's price per credit). */
+  overage!: number;
 }
 
 /** One charge as finance reads it; positions are strings (bigints). */
@@ -179,6 +209,13 @@ export class LedgerEntryDto {
 
   /** The price in words, from `pricing` and `counts` (e.g. why 2 URLs cost 0 credits or 1). */
   price_explanation!: string;
+
+  /**
+   * What paid a live charge's credits: the allowance, credit grants (in spending order), and overage credits
+   * (pay-as-you-go); null for test keys and charges of 0 credits.
+   */
+  @ApiProperty({ type: ChargePaymentDto, nullable: true })
+  paid_by!: ChargePaymentDto | null;
 }
 
 @ApiSchema({ name: 'LedgerFigures' })

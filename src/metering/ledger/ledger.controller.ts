@@ -7,6 +7,7 @@ import type { SessionUser } from '../../auth/session.service.js';
 import { ApiOrgScoped, ApiSessionAuth } from '../../openapi/api-route.decorators.js';
 import { OrgAccessService } from '../../organizations/org-access.service.js';
 import { billingMonth } from '../counter-keys.js';
+import { CreditGrantViews } from '../grants/credit-grant-views.js';
 import { csvRecords, prefersCsv } from './csv.js';
 import { financeCsv } from './finance-csv.js';
 import { decodeCursor, encodeCursor } from './ledger-cursor.js';
@@ -34,6 +35,7 @@ export class LedgerController {
   constructor(
     private readonly access: OrgAccessService,
     private readonly queries: LedgerQueries,
+    private readonly grantViews: CreditGrantViews,
   ) {}
 
   /** An organization's usage of a month (by project, key, operation and day) */
@@ -45,7 +47,10 @@ export class LedgerController {
     @Query() query: UsageQueryDto,
   ): Promise<UsageReportDto> {
     await this.access.requireMember(session.userId, orgId);
-    return this.queries.usage(orgId, query.month ?? billingMonth(new Date()));
+    const month = query.month ?? billingMonth(new Date());
+    const report = await this.queries.usage(orgId, month);
+    const { grants, overage } = await this.grantViews.spending(orgId, month);
+    return { ...report, grants, overage };
   }
 
   /** The ledger: every charge, newest first or in store order, as JSON pages or a CSV export (Accept: text/csv) */

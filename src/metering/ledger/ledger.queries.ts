@@ -101,7 +101,7 @@ export class LedgerQueries {
   constructor(private readonly db: Database) {}
 
   /** Totals and breakdowns of one month, from one snapshot (so that the breakdowns add up to the totals). */
-  async usage(orgId: string, month: string): Promise<UsageReportDto> {
+  async usage(orgId: string, month: string): Promise<Omit<UsageReportDto, 'grants' | 'overage'>> {
     return this.snapshot(async (tx) => {
       const org = await tx.query<{ allowance: string }>(
         'SELECT monthly_credit_allowance AS allowance FROM organizations WHERE org_id = $1',
@@ -230,8 +230,11 @@ export class LedgerQueries {
          l.key_id, coalesce(l.key_name, k.name) AS key_name,
          CASE WHEN l.key_name IS DISTINCT FROM k.name AND l.key_name IS NOT NULL THEN k.name END AS key_name_now,
          k.prefix AS key_prefix, l.key_environment, l.operation, l.channel, l.depth, l.credits, l.request_id,
-         l.idempotency_key, l.counts, l.pricing
+         l.idempotency_key, l.counts, l.pricing,
+         CASE WHEN a.charge_id IS NOT NULL THEN jsonb_build_object('allowance', a.allowance_credits,
+           'grants', a.grants, 'overage', a.overage_credits) END AS paid_by
        FROM ledger_entries l
+       LEFT JOIN charge_allocations a ON a.charge_id = l.charge_id
        LEFT JOIN api_keys k ON k.key_id = l.key_id
        LEFT JOIN projects p ON p.project_id = l.project_id
        WHERE ${conditions.join(' AND ')}

@@ -1,6 +1,7 @@
 import { Command } from '@nestjs/cqrs';
 import type { Actor } from '../../event-store/domain-event.js';
 import type { Position } from '../../event-store/event-store.port.js';
+import type { Overage } from '../events/organization.events.js';
 import type { PlanLimits, PlanName } from '../plans.js';
 
 export class ChangePlanCommand extends Command<{ position: Position }> {
@@ -9,6 +10,8 @@ export class ChangePlanCommand extends Command<{ position: Position }> {
     readonly plan: PlanName,
     readonly limits: PlanLimits,
     readonly actor: Actor,
+    /** Pay-as-you-go past the allowance and grants; null: none. */
+    readonly overage: Overage | null = null,
   ) {
     super();
   }

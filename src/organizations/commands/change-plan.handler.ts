@@ -23,7 +23,7 @@ export class ChangePlanHandler implements ICommandHandler<ChangePlanCommand, { p
     if (!state.exists) throw new NotFoundException(errorBody('organization not found'));
     const event: PlanChanged = {
       type: 'PlanChanged',
-      data: { org_id: command.orgId, plan: command.plan, ...command.limits },
+      data: { org_id: command.orgId, plan: command.plan, ...command.limits, overage: command.overage },
     };
     const result = await this.store.appendToStream(stream, [toNewEvent(event, command.actor)], expectedRevision);
     return { position: result.position };

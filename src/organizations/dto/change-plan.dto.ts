@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsObject, IsOptional, Max, Min, ValidateNested } from 'class-validator';
+import { IsIn, IsInt, IsObject, IsOptional, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { PLAN_NAMES, type PlanName } from '../plans.js';
 
@@ -7,6 +7,8 @@ import { PLAN_NAMES, type PlanName } from '../plans.js';
 const MAX_RATE = 2_147_483_647;
 /** Allowances are whole credits; past this a JavaScript number stops counting them exactly. */
 const MAX_ALLOWANCE = Number.MAX_SAFE_INTEGER;
+/** A price: digits, and up to 8 decimal places. */
+export const PRICE = /^\d{1,12}(\.\d{1,8})?$/;
 
 @ApiSchema({ name: 'RateLimitsChange' })
 export class RateLimitsChangeDto {
@@ -23,6 +25,20 @@ export class RateLimitsChangeDto {
   @Min(1)
   @Max(MAX_RATE)
   test?: number;
+}
+
+@ApiSchema({ name: 'OverageChange' })
+export class OverageChangeDto {
+  /** The most pay-as-you-go credits a month, past the allowance and the grants. */
+  @IsInt({ message: 'credit_cap must be a whole number of credits' })
+  @Min(0)
+  @Max(MAX_ALLOWANCE)
+  credit_cap!: number;
+
+  /** Price of one overage credit: a decimal string with up to 8 places, e.g. "0.008". */
+  @ApiProperty({ example: '0.008' })
+  @Matches(PRICE, { message: 'price_per_credit must be a decimal string such as "0.008" (up to 8 places)' })
+  price_per_credit!: string;
 }
 
 @ApiSchema({ name: 'ChangePlan' })
@@ -45,4 +61,15 @@ export class ChangePlanDto {
   @ValidateNested()
   @Type(() => RateLimitsChangeDto)
   rate_limit_per_minute?: RateLimitsChangeDto;
+
+  /**
+   * Pay-as-you-go past the allowance and the grants, up to a cap; omitted or null: none (a plan change sets the
+   * whole plan, so one without it ends the overage).
+   */
+  @ApiPropertyOptional({ type: OverageChangeDto, nullable: true })
+  @IsOptional()
+  @IsObject({ message: 'overage must be an object with credit_cap and price_per_credit' })
+  @ValidateNested()
+  @Type(() => OverageChangeDto)
+  overage?: OverageChangeDto | null;
 }

@@ -14,6 +14,15 @@ export class RateLimitsDto {
   test!: number;
 }
 
+@ApiSchema({ name: 'PlanOverage' })
+export class PlanOverageDto {
+  /** The most overage credits a month. */
+  credit_cap!: number;
+
+  /** Price of one overage credit, a decimal string. */
+  price_per_credit!: string;
+}
+
 @ApiSchema({ name: 'Organization' })
 export class OrganizationDto {
   /** Organization id. */
@@ -55,6 +64,10 @@ export class OrganizationPlanDto {
   monthly_credit_allowance!: number;
 
   rate_limit_per_minute!: RateLimitsDto;
+
+  /** Pay-as-you-go past the allowance and grants; null: none. */
+  @ApiProperty({ type: PlanOverageDto, nullable: true })
+  overage!: PlanOverageDto | null;
 }
 
 @ApiSchema({ name: 'OrganizationList' })
