@@ -9,6 +9,7 @@ import { EventStoreModule } from '../event-store/event-store.module.js';
 import { KeysModule } from '../keys/keys.module.js';
 import { LedgerModule } from '../metering/ledger/ledger.module.js';
 import { MeteringModule } from '../metering/metering.module.js';
+import { StatementsModule } from '../metering/statements/statements.module.js';
 import { ObservabilityModule } from '../observability/observability.module.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
@@ -35,5 +36,6 @@ export function controlPlaneModules(config: AppConfig): (Type | DynamicModule)[]
     KeysModule,
     MeteringModule,
     LedgerModule,
+    StatementsModule,
   ];
 }
