@@ -333,7 +333,7 @@ export async function verifyLedger(
   const counters = options.redis ? new ExpectedCounters(options.redisPrefix ?? '') : undefined;
   // A first pass for the statements: where a charge is booked depends on its month's statement, issued after it.
   const issued = new IssuedStatements();
-  for (let from: From = START; ; ) {
+  for (let from: From = START; ;) {
     const page = await store.readAll({ from, maxCount: pageSize });
     if (page.length === 0) break;
     for (const event of page) if (event.type === 'StatementIssued') issued.add(event);

@@ -4,6 +4,7 @@ import { formatMonth, formatNumber, h, preciseTimeEl, table } from './dom.js';
 import { listProjects } from './org-pages.js';
 
 const credits = (n: number) => `${formatNumber(n)} ${n === 1 ? 'credit' : 'credits'}`;
+const charges = (n: number) => `${formatNumber(n)} ${n === 1 ? 'charge' : 'charges'}`;
 const envBadge = (environment: string) => h('span', { class: `badge env-${environment}` }, environment);
 
 /** A button that downloads a statement route's CSV, saying how it went in `status`. */
@@ -55,7 +56,7 @@ export async function statementsPage(ctx: Context): Promise<Node> {
       statements.map((s) => [
         navLink(`/orgs/${org.id}/statements/${s.month}`, formatMonth(s.month)),
         h('span', { 'data-total': 'billable' }, credits(s.billable_credits)),
-        `${credits(s.totals.live.credits)} in ${formatNumber(s.totals.live.charges)}`,
+        `${credits(s.totals.live.credits)} in ${charges(s.totals.live.charges)}`,
         credits(s.totals.test.credits),
         s.adjustments.length === 0
           ? 'none'
@@ -94,11 +95,11 @@ export async function statementPage(ctx: Context, month: string): Promise<Node> 
       { class: 'totals', id: 'statement-totals' },
       'Billable: ',
       h('strong', { 'data-total': 'billable' }, credits(s.billable_credits)),
-      ` (live charges ${credits(s.totals.live.credits)} in ${formatNumber(s.totals.live.charges)}`,
+      ` (live: ${credits(s.totals.live.credits)} in ${charges(s.totals.live.charges)}`,
       s.adjustments.length > 0 ? `, adjustments ${credits(s.adjustments_total.live)}` : '',
-      `). Test keys: ${credits(s.totals.test.credits)} in ${formatNumber(s.totals.test.charges)} (not billed). Closed `,
+      `). Test keys: ${credits(s.totals.test.credits)} in ${charges(s.totals.test.charges)} (not billed). Closed `,
       preciseTimeEl(s.issued_at),
-      ' UTC.',
+      '.',
     ),
     h(
       'div',
