@@ -9,8 +9,11 @@ import { EVENT_STORE, type EventStore, type Position } from '../src/event-store/
 import { billingMonth } from '../src/metering/counter-keys.js';
 import { type CreditsCharged, chargesStream } from '../src/metering/events/credits-charged.event.js';
 import { StatementCloser } from '../src/metering/statements/statement-closer.js';
+import { readMonthEntries } from '../src/metering/statements/statement-entries.js';
+import { summarizeStatement } from '../src/metering/statements/statement-summary.js';
 import {
   type LedgerAdjusted,
+  type StatementIssued,
   adjustmentsStream,
   statementStream,
 } from '../src/metering/statements/statement.events.js';
@@ -481,6 +484,44 @@ describe.each([
     expect((await raw(statementPath(M1), 'text/csv')).text).toBe(m1Csv);
     expect((await raw(statementPath(M2))).text).toBe(m2Before.text);
     expect((await verifyLedger(db, store)).ok).toBe(true);
+  });
+
+  test("a charge appended between a close's read and its append is booked as a late charge, by the position covered", async () => {
+    const s = { org: stranger.orgId, project: stranger.projectId, key: randomUUID(), operation: 'search' as const };
+    await projected(await append([charge({ ...s, credits: 1, month: M2, at: day(M2, 3) })]));
+    // What a close reads: the month's entries up to the read models' checkpoint...
+    const read = await readMonthEntries(db, stranger.orgId, M2);
+    const covered = read.checkpoint as Position;
+    // ...then a charge of the month lands before the statement is appended.
+    const between = charge({ ...s, credits: 2, month: M2, at: day(M2, 28) });
+    await append([between]);
+    const statement: StatementIssued = {
+      type: 'StatementIssued',
+      data: summarizeStatement(stranger.orgId, M2, covered, read.entries),
+    };
+    await projected(
+      (
+        await store.appendToStream(
+          statementStream(stranger.orgId, M2),
+          [toNewEvent(statement, { type: 'system', id: 'test' })],
+          'no_stream',
+        )
+      ).position,
+    );
+    const { rows } = await db.query('SELECT billing_month, corrects_month FROM ledger_entries WHERE charge_id = $1', [
+      between.data.charge_id,
+    ]);
+    expect(rows).toEqual([{ billing_month: monthsAgo(1), corrects_month: M2 }]);
+    const ledger = await call(app.url, 'GET', `/orgs/${stranger.orgId}/ledger?month=${M2}&limit=1`, {
+      token: stranger.session,
+    });
+    expect(ledger.body.totals.live).toEqual({ entries: 1, credits: 1 });
+    const report = await verifyLedger(db, store);
+    expect(report.differences).toEqual([]);
+    expect(
+      (await verifyReadModels(db, store, { checkpointName: READ_MODELS_CHECKPOINT, projectors: READ_MODEL_PROJECTORS }))
+        .differences,
+    ).toEqual([]);
   });
 
   test('a second node closes due months on its timer, once', async () => {
