@@ -294,6 +294,27 @@ describe.each([
     expect(rows).toEqual([{ billing_month: M2, corrects_month: M1 }]);
     const m2 = await ledgerTotals(M2);
     expect(m2.live).toEqual({ entries: 2, credits: 8 });
+    const entries = await call(app.url, 'GET', `/orgs/${owner.orgId}/ledger?month=${M2}`, { token: owner.session });
+    expect(
+      entries.body.entries.map((e: { billing_month: string; corrects_month: string | null }) => [
+        e.billing_month,
+        e.corrects_month,
+      ]),
+    ).toEqual([
+      [M2, M1],
+      [M2, null],
+    ]);
+    const finance = await call(app.url, 'GET', `/orgs/${owner.orgId}/ledger?month=${M2}&format=finance`, {
+      token: owner.session,
+      headers: { accept: 'text/csv' },
+    });
+    expect(parseCsv(finance.body as string).map((r) => r[0])).toEqual([
+      'Record',
+      `late charge of ${M1}`,
+      'charge',
+      'total',
+      'total',
+    ]);
   });
 
   test('an operator adjustment records its reason and actor in the open month; an open month cannot be corrected', async () => {
