@@ -63,6 +63,8 @@ describeBrowser('the dashboard shows closed months as statements', () => {
     await app.app.get(ProjectionRunner).waitForHead(10_000);
     const closer = app.app.get(StatementCloser);
     await closer.close(owner.orgId, M1, { type: 'system', id: 'test' });
+    // A charge of M1 settling after M1 closed: booked in the month open now.
+    await store.appendToStream(chargesStream(owner.orgId, M1), [charge(4, M1, new Date().toISOString())], 'any');
     const correction: LedgerAdjusted = {
       type: 'LedgerAdjusted',
       data: {
@@ -125,6 +127,10 @@ describeBrowser('the dashboard shows closed months as statements', () => {
         await page.getByRole('link', { name: monthName(M1) }).click();
         await page.getByRole('heading', { name: `Statement for ${monthName(M1)}` }).waitFor();
         await page.getByText('No adjustments in this month.').waitFor();
+
+        await page.goto(`/dashboard/orgs/${rig.owner.orgId}/ledger`);
+        await page.getByText(`late charge of ${monthName(M1)}`).waitFor();
+        expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
         expect(errors).toEqual([]);
       } finally {
         await context.close();

@@ -136,6 +136,8 @@ export interface LedgerEntry {
   depth: string | null;
   channel: string | null;
   price_explanation: string;
+  /** A late charge: the closed month it belongs to (booked in the open month). */
+  corrects_month: string | null;
 }
 export interface LedgerTotals {
   live: { entries: number; credits: number };
