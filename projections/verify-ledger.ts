@@ -14,10 +14,19 @@ import type { RedisClient } from '../src/redis/redis.module.js';
 import { counterKeys } from '../src/metering/counter-keys.js';
 import type { CreditsCharged } from '../src/metering/events/credits-charged.event.js';
 import { formatScaled, toScaled } from '../src/metering/ledger/decimal.js';
+import type { StatementDataDto } from '../src/metering/statements/statement.dto.js';
+import { IssuedStatements, StatementRecomputation } from './verify-statements.js';
 
 /** Where a difference was found: a read-model table, or a Redis counter. */
 export type LedgerSource =
-  'monthly_totals' | 'usage_daily' | 'monthly_units' | 'ledger_entries' | 'redis:quota' | 'redis:units' | 'redis:spend';
+  | 'monthly_totals'
+  | 'usage_daily'
+  | 'monthly_units'
+  | 'ledger_entries'
+  | 'statements'
+  | 'redis:quota'
+  | 'redis:units'
+  | 'redis:spend';
 
 export interface LedgerDifference {
   readonly source: LedgerSource;
@@ -40,6 +49,8 @@ export interface LedgerVerifyReport {
   readonly credits: string;
   /** CreditsCharged events after the checkpoint: not compared with the tables, not a difference. */
   readonly notYetProjected: number;
+  /** Statements (StatementIssued events) recomputed from the charges up to the position each covers. */
+  readonly statements: number;
   /** Whether Redis counters were compared, and how many of them existed. */
   readonly redisChecked: boolean;
   readonly countersCompared: number;
@@ -113,7 +124,8 @@ class Expected {
   charges = 0;
   credits = 0n;
 
-  add(event: RecordedEvent): void {
+  /** `bookedMonth`: where the ledger books the charge (its own month, or the open month for a late charge). */
+  add(event: RecordedEvent, bookedMonth: string): void {
     const d = event.data as unknown as Partial<CreditsCharged['data']>;
     const org = uuid(d.org_id);
     const month = String(d.billing_month);
@@ -122,7 +134,7 @@ class Expected {
     this.charges += 1;
     this.credits += amount;
     this.monthlyTotals.add(monthKey(org, month, env), { credits: amount, requests: 1n });
-    this.ledgerEntries.add(monthKey(org, month, env), { credits: amount, entries: 1n });
+    this.ledgerEntries.add(monthKey(org, bookedMonth, env), { credits: amount, entries: 1n });
     const day = occurredAt(event).toISOString().slice(0, 10);
     this.usageDaily.add(
       dailyKey(org, day, uuid(d.project_id), uuid(d.key_id), String(d.operation), env),
@@ -180,6 +192,8 @@ interface ReadModelSnapshot {
   readonly usageDaily: Rows;
   readonly monthlyUnits: Rows;
   readonly ledgerEntries: Rows;
+  /** The statements table: statement per `org=… month=…`. */
+  readonly statements: Map<string, StatementDataDto>;
 }
 
 /** The four read models, read in one snapshot together with their checkpoint. */
@@ -201,9 +215,13 @@ async function readModels(db: Database, checkpointName: string): Promise<ReadMod
       `SELECT org_id, billing_month, key_environment, count(*) AS entries, sum(credits) AS credits
        FROM ledger_entries GROUP BY org_id, billing_month, key_environment`,
     );
+    const statements = await client.query<{ org_id: string; month: string; statement: StatementDataDto }>(
+      'SELECT org_id::text AS org_id, month, statement FROM statements',
+    );
     await client.query('COMMIT');
     return {
       checkpoint,
+      statements: new Map(statements.rows.map((r) => [`org=${uuid(r.org_id)} month=${r.month}`, r.statement])),
       monthlyTotals: index(
         totals.rows,
         (r) => monthKey(uuid(r.org_id), String(r.month), String(r.environment)),
@@ -300,6 +318,8 @@ const formatPosition = (position: From) => (position === START ? 'start' : `${po
  * (monthly_totals, usage_daily, monthly_units, ledger_entries) as of the projection checkpoint, and, when a Redis
  * client is given, with the hot-path counters (quota: live credits per organization and month; units: per price
  * class; spend: the budget counters of keys and projects). Events after the checkpoint are counted as not yet projected, never as differences.
+ * Every statement (StatementIssued) is recomputed from the charges and corrections up to the position it covers and
+ * compared with the issued one, and the statements table with the issued statements (see verify-statements.ts).
  */
 export async function verifyLedger(
   db: Database,
@@ -311,6 +331,16 @@ export async function verifyLedger(
   const actual = await readModels(db, checkpointName);
   const expected = new Expected();
   const counters = options.redis ? new ExpectedCounters(options.redisPrefix ?? '') : undefined;
+  // A first pass for the statements: where a charge is booked depends on its month's statement, issued after it.
+  const issued = new IssuedStatements();
+  for (let from: From = START; ;) {
+    const page = await store.readAll({ from, maxCount: pageSize });
+    if (page.length === 0) break;
+    for (const event of page) if (event.type === 'StatementIssued') issued.add(event);
+    from = page[page.length - 1]!.position;
+  }
+  const recomputation = new StatementRecomputation(issued);
+  const checkpoint = actual.checkpoint === START ? null : actual.checkpoint;
   let notYetProjected = 0;
   let read = 0;
   let from: From = START;
@@ -318,8 +348,9 @@ export async function verifyLedger(
     const page = await store.readAll({ from, maxCount: pageSize });
     if (page.length === 0) break;
     for (const event of page) {
+      recomputation.add(event);
       if (event.type !== 'CreditsCharged') continue;
-      if (isAtOrAfter(actual.checkpoint, event.position)) expected.add(event);
+      if (isAtOrAfter(actual.checkpoint, event.position)) expected.add(event, issued.bookedMonth(event, checkpoint));
       else notYetProjected += 1;
       counters?.add(event);
     }
@@ -333,6 +364,9 @@ export async function verifyLedger(
   compareRows('usage_daily', expected.usageDaily.rows(['credits']), actual.usageDaily, differences);
   compareRows('monthly_units', expected.monthlyUnits.rows(['credits']), actual.monthlyUnits, differences);
   compareRows('ledger_entries', expected.ledgerEntries.rows(['credits']), actual.ledgerEntries, differences);
+  for (const d of recomputation.compare(actual.statements, (s) => isAtOrAfter(actual.checkpoint, s.position))) {
+    differences.push({ source: 'statements', ...d });
+  }
 
   let countersCompared = 0;
   if (options.redis && counters) {
@@ -347,6 +381,7 @@ export async function verifyLedger(
     charges: expected.charges,
     credits: formatScaled(expected.credits),
     notYetProjected,
+    statements: issued.byKey.size,
     redisChecked: Boolean(options.redis),
     countersCompared,
     differences,

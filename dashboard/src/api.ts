@@ -136,6 +136,8 @@ export interface LedgerEntry {
   depth: string | null;
   channel: string | null;
   price_explanation: string;
+  /** A late charge: the closed month it belongs to (booked in the open month). */
+  corrects_month: string | null;
 }
 export interface LedgerTotals {
   live: { entries: number; credits: number };
@@ -209,3 +211,34 @@ export interface AuditLogPage {
   next_cursor: string | null;
 }
 export const LOGGED_OPERATIONS = ['search', 'vertical', 'extract', 'map', 'crawl', 'research', 'mcp', 'usage'] as const;
+
+export interface StatementAmount {
+  credits: number;
+  charges: number;
+}
+export interface StatementAdjustment {
+  kind: 'late_charge' | 'correction';
+  reference: string;
+  corrects_month: string;
+  environment: Environment;
+  credits: number;
+  reason: string;
+  actor: { type: string; id: string };
+  occurred_at: string;
+}
+/** A closed month's statement, as issued (GET /orgs/{org_id}/statements/{month}). */
+export interface Statement {
+  month: string;
+  issued_at: string;
+  totals: { live: StatementAmount; test: StatementAmount };
+  by_project: (StatementAmount & { project_id: string; environment: Environment })[];
+  by_key: (StatementAmount & { key_id: string; project_id: string; environment: Environment })[];
+  by_operation: (StatementAmount & { operation: string; environment: Environment })[];
+  adjustments: StatementAdjustment[];
+  adjustments_total: { live: number; test: number };
+  billable_credits: number;
+  grant_credits_used: number;
+  overage_credits: number;
+  overage_price_per_credit: number | null;
+  overage_amount: number | null;
+}

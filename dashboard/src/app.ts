@@ -4,6 +4,7 @@ import { field, h } from './dom.js';
 import { keyPage } from './key-page.js';
 import { keysPage } from './keys-page.js';
 import { ledgerPage } from './ledger-page.js';
+import { statementPage, statementsPage } from './statements-page.js';
 import { membersPage } from './members-page.js';
 import { organizationsPage, projectsPage } from './org-pages.js';
 import { requestsPage } from './requests-page.js';
@@ -152,6 +153,7 @@ function layout(signedIn: boolean, org?: Organization, active?: string): void {
               ['keys', 'API keys'],
               ['projects', 'Projects'],
               ['ledger', 'Ledger'],
+              ['statements', 'Statements'],
               ['requests', 'Requests'],
               ['members', 'Members and plan'],
               ...(org.role === 'member' ? [] : [['audit', 'Audit log']]),
@@ -393,13 +395,19 @@ async function render(): Promise<void> {
     keys: keysPage,
     projects: projectsPage,
     ledger: ledgerPage,
+    statements: statementsPage,
     requests: requestsPage,
     members: membersPage,
     audit: auditPage,
   };
-  // One page shows a single thing of a list: a key (/orgs/{org}/keys/{key_id}), a request (…/requests/{request_id}).
-  const items: Record<string, (c: Context, item: string) => Promise<Node>> = { keys: keyPage, requests: requestPage };
+  // One page shows a single thing of a list: a key (/orgs/{org}/keys/{key_id}), a request (…/requests/{request_id}),
+  // a statement (…/statements/{month}).
   const item = match[3] === undefined ? undefined : decodeURIComponent(match[3]);
+  const items: Record<string, (c: Context, item: string) => Promise<Node>> = {
+    keys: keyPage,
+    requests: requestPage,
+    statements: statementPage,
+  };
   const one = items[page];
   const build = item === undefined ? pages[page] : one ? (c: Context) => one(c, item) : undefined;
   if (!build) {

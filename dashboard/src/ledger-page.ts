@@ -88,7 +88,14 @@ export async function ledgerPage(ctx: Context): Promise<Node> {
       ['Time (UTC)', 'Operation', 'Credits', 'Price', 'Project', 'Key', 'Environment', 'Request id'],
       page.entries.map((e) => [
         preciseTimeEl(e.occurred_at),
-        e.depth ? `${e.operation} (${e.depth})` : e.operation,
+        h(
+          'span',
+          {},
+          e.depth ? `${e.operation} (${e.depth})` : e.operation,
+          e.corrects_month
+            ? h('small', { class: 'late-charge' }, ` late charge of ${formatMonth(e.corrects_month)}`)
+            : null,
+        ),
         formatNumber(Number(e.credits)),
         h('span', { class: 'price' }, e.price_explanation),
         // One element per cell: on a phone each cell is a grid of its label and one value.

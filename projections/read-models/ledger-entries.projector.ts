@@ -4,6 +4,7 @@ import type { RecordedEvent } from '../../src/event-store/event-store.port.js';
 import type { CreditsCharged } from '../../src/metering/events/credits-charged.event.js';
 import type { Projector } from '../projector.js';
 import { NAME_EVENT_TYPES, applyNameEvent } from './ledger-names.js';
+import { STATEMENT_EVENT_TYPES, applyStatementEvent, bookedMonthSql } from './statements.js';
 
 /**
  * The ledger itself: one row per CreditsCharged event, keyed by the event's position (the order finance and audit
@@ -11,27 +12,33 @@ import { NAME_EVENT_TYPES, applyNameEvent } from './ledger-names.js';
  * keeps from the naming events), so a later rename leaves past entries as they were charged. A second event with a
  * charge_id already in the ledger adds no row (the projection never stops on it); `ledger verify` reports it, since
  * the totals do count it.
+ * A charge of a month already closed (a statement issued for it) is booked in the open month, as an adjustment that
+ * names the month it corrects (statements.ts).
  */
 export const ledgerEntriesProjector: Projector = {
   name: 'ledger_entries',
-  tables: ['ledger_entries', 'ledger_names'],
-  eventTypes: ['CreditsCharged', ...NAME_EVENT_TYPES],
+  tables: ['ledger_entries', 'ledger_names', 'statements', 'ledger_adjustments'],
+  eventTypes: ['CreditsCharged', ...NAME_EVENT_TYPES, ...STATEMENT_EVENT_TYPES],
   async applyMany(tx, events) {
     // A run holds events of one type; names do not change within a run of charges.
     if (events[0]?.type === 'CreditsCharged') return insertEntries(tx, events);
-    for (const event of events) await applyNameEvent(tx, event);
+    for (const event of events) await ledgerEntriesProjector.apply(tx, event);
   },
   async apply(tx: Queryable, event: RecordedEvent) {
+    if (STATEMENT_EVENT_TYPES.includes(event.type)) return applyStatementEvent(tx, event);
     if (event.type !== 'CreditsCharged') return applyNameEvent(tx, event);
     // Partial: events written before channel and pricing existed lack them.
     const d = event.data as unknown as Partial<CreditsCharged['data']>;
     await tx.query(
       `INSERT INTO ledger_entries (commit_position, prepare_position, charge_id, org_id, project_id, key_id,
          key_environment, operation, channel, depth, credits, request_id, idempotency_key, billing_month, occurred_at,
-         counts, pricing, key_name, project_name)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17::jsonb,
+         counts, pricing, key_name, project_name, corrects_month)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+         ${bookedMonthSql('$14::text', '$15::timestamptz', 'closed')}, $15, $16::jsonb, $17::jsonb,
          (SELECT name FROM ledger_names WHERE kind = 'key' AND id = $6::uuid),
-         (SELECT name FROM ledger_names WHERE kind = 'project' AND id = $5::uuid))
+         (SELECT name FROM ledger_names WHERE kind = 'project' AND id = $5::uuid),
+         CASE WHEN closed THEN $14::text END
+       FROM (SELECT EXISTS (SELECT 1 FROM statements WHERE org_id = $4::uuid AND month = $14::text) AS closed) AS s
        ON CONFLICT DO NOTHING`,
       [
         event.position.commit.toString(),
@@ -72,16 +79,19 @@ async function insertEntries(tx: Queryable, events: readonly RecordedEvent[]): P
     name: 'ledger_entries_insert_many',
     text: `INSERT INTO ledger_entries (commit_position, prepare_position, charge_id, org_id, project_id, key_id,
        key_environment, operation, channel, depth, credits, request_id, idempotency_key, billing_month, occurred_at,
-       counts, pricing, key_name, project_name)
+       counts, pricing, key_name, project_name, corrects_month)
      SELECT (e->>'c')::bigint, (e->>'p')::bigint, e->'d'->>'charge_id', (e->'d'->>'org_id')::uuid,
        (e->'d'->>'project_id')::uuid, (e->'d'->>'key_id')::uuid, e->'d'->>'key_environment', e->'d'->>'operation',
        e->'d'->>'channel', e->'d'->>'depth', (e->'d'->>'credits')::numeric, e->'d'->>'request_id',
-       e->'d'->>'idempotency_key', e->'d'->>'billing_month', (e->>'at')::timestamptz,
+       e->'d'->>'idempotency_key',
+       ${bookedMonthSql("(e->'d'->>'billing_month')", "(e->>'at')::timestamptz", 's.org_id IS NOT NULL')},
+       (e->>'at')::timestamptz,
        coalesce(nullif(e->'d'->'counts', 'null'::jsonb), '{}'::jsonb), nullif(e->'d'->'pricing', 'null'::jsonb),
-       k.name, p.name
+       k.name, p.name, CASE WHEN s.org_id IS NOT NULL THEN e->'d'->>'billing_month' END
      FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(e, ord)
      LEFT JOIN ledger_names k ON k.kind = 'key' AND k.id = (e->'d'->>'key_id')::uuid
      LEFT JOIN ledger_names p ON p.kind = 'project' AND p.id = (e->'d'->>'project_id')::uuid
+     LEFT JOIN statements s ON s.org_id = (e->'d'->>'org_id')::uuid AND s.month = e->'d'->>'billing_month'
      ORDER BY ord
      ON CONFLICT DO NOTHING`,
     values: [JSON.stringify(rows)],

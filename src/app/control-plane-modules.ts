@@ -11,6 +11,7 @@ import { KeysModule } from '../keys/keys.module.js';
 import { CreditGrantsModule } from '../metering/grants/credit-grants.module.js';
 import { LedgerModule } from '../metering/ledger/ledger.module.js';
 import { MeteringModule } from '../metering/metering.module.js';
+import { StatementsModule } from '../metering/statements/statements.module.js';
 import { ObservabilityModule } from '../observability/observability.module.js';
 import { OrganizationsModule } from '../organizations/organizations.module.js';
 import { ProjectsModule } from '../projects/projects.module.js';
@@ -39,5 +40,6 @@ export function controlPlaneModules(config: AppConfig): (Type | DynamicModule)[]
     LedgerModule,
     AuditModule,
     CreditGrantsModule,
+    StatementsModule,
   ];
 }

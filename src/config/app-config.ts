@@ -221,6 +221,20 @@ export class EnvironmentVariables {
   @Transform(toInt)
   @IsOptional()
   @IsInt()
+  @Min(0)
+  @Max(60)
+  STATEMENT_GRACE_DAYS?: number;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1000)
+  @Max(86400000)
+  STATEMENT_CLOSE_INTERVAL_MS?: number;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
   @Min(1000)
   @Max(3600000)
   READY_MAX_PROJECTION_LAG_MS?: number;
@@ -511,6 +525,10 @@ export interface AppConfig {
   readonly embeddedVacuumIntervalMs: number;
   readonly demoSeed: boolean;
   readonly projectionWaitTimeoutMs: number;
+  /** Days after a month ends before it closes into statements (charges still settling land in it until then). */
+  readonly statementGraceDays: number;
+  /** How often a server looks for months due to close. */
+  readonly statementCloseIntervalMs: number;
   readonly readyMaxProjectionLagMs: number;
   /** Whether this process competes to run the projector (one node at a time runs it). */
   readonly runProjections: boolean;
@@ -661,6 +679,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     embeddedVacuumIntervalMs: vars.EMBEDDED_VACUUM_INTERVAL_MS ?? 30000,
     demoSeed: vars.DEMO_SEED ?? !vars.DATABASE_URL,
     projectionWaitTimeoutMs: vars.PROJECTION_WAIT_TIMEOUT_MS ?? 10000,
+    statementGraceDays: vars.STATEMENT_GRACE_DAYS ?? 3,
+    statementCloseIntervalMs: vars.STATEMENT_CLOSE_INTERVAL_MS ?? 3600000,
     readyMaxProjectionLagMs: vars.READY_MAX_PROJECTION_LAG_MS ?? 30000,
     runProjections: vars.RUN_PROJECTIONS ?? true,
     projectionGatherMs: vars.PROJECTION_GATHER_MS ?? 5,

@@ -1043,6 +1043,13 @@ export const ROUTES: readonly RouteSpec[] = [
     auth: 'session',
     query: ['action', 'actor', 'target_id', 'start_date', 'end_date', 'limit', 'cursor'],
   },
+  { method: 'GET', path: '/orgs/{org_id}/statements', auth: 'session' },
+  {
+    method: 'GET',
+    path: '/orgs/{org_id}/statements/{month}',
+    auth: 'session',
+    params: { month: fc.oneof(fc.constantFrom('2026-01', '2031-12', '2026-13', '2026-1', 'all'), junkSegment) },
+  },
   { method: 'GET', path: '/healthz', auth: 'none' },
   { method: 'GET', path: '/readyz', auth: 'none' },
   { method: 'GET', path: '/metrics', auth: 'none' },

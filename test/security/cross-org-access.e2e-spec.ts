@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { ProjectionRunner } from '../../projections/projection-runner.js';
 import { START, EVENT_STORE, type EventStore } from '../../src/event-store/event-store.port.js';
+import { StatementCloser } from '../../src/metering/statements/statement-closer.js';
 import { eventually } from '../support/eventually.js';
 import { SmtpSink } from '../support/smtp-sink.js';
 import { type Json, type TestApp, call, dropSchema, setUpOrganization, startTestApp } from '../support/test-app.js';
@@ -156,6 +158,20 @@ const CASES: Record<string, Case> = {
     ],
     otherIdsUnderOwnOrg: (b, a) => [{ path: orgPath(a, `/audit-log?target_id=${b.keyId}`), status: 200 }],
   },
+  'GET /orgs/{org_id}/statements': {
+    inOtherOrg: (b) => [
+      { path: orgPath(b, '/statements') },
+      { path: orgPath(b, '/statements'), headers: { accept: 'text/csv' } },
+    ],
+    otherIdsUnderOwnOrg: (_b, a) => [{ path: orgPath(a, '/statements'), status: 200 }],
+  },
+  'GET /orgs/{org_id}/statements/{month}': {
+    inOtherOrg: (b) => [
+      { path: orgPath(b, `/statements/${closedMonth()}`) },
+      { path: orgPath(b, `/statements/${closedMonth()}`), headers: { accept: 'text/csv' } },
+    ],
+    otherIdsUnderOwnOrg: () => [],
+  },
   'GET /orgs/{org_id}/feedback': {
     inOtherOrg: (b) => [{ path: orgPath(b, '/feedback') }],
     otherIdsUnderOwnOrg: (_b, a) => [{ path: orgPath(a, '/feedback'), status: 200 }],
@@ -163,6 +179,11 @@ const CASES: Record<string, Case> = {
 };
 
 const thisMonth = () => new Date().toISOString().slice(0, 7);
+/** Two months back: a month that has closed whatever the day (STATEMENT_GRACE_DAYS is 3 by default). */
+const closedMonth = () => {
+  const now = new Date();
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 2, 1)).toISOString().slice(0, 7);
+};
 const methodOf = (id: string) => id.slice(0, id.indexOf(' '));
 const isReadOnly = (id: string) => methodOf(id) === 'GET';
 
@@ -217,6 +238,11 @@ describe('security: cross-organization access and credential confusion', () => {
         (r) => r.body.requests?.length === 1,
       );
     }
+    // Both organizations have a statement, so that the statement routes have something to leak.
+    for (const t of [alice, bob]) {
+      await app.app.get(StatementCloser).close(t.orgId, closedMonth(), { type: 'system', id: 'test' });
+    }
+    await app.app.get(ProjectionRunner).waitForHead(10_000);
     documented = documentedOperations((await call(app.url, 'GET', '/openapi.json')).body);
     bobMarkers = [
       bob.orgId,
@@ -405,6 +431,7 @@ describe('security: cross-organization access and credential confusion', () => {
         .replace('{key_id}', alice.keyId)
         .replace('{vertical}', 'news')
         .replace('/requests/{request_id}', `/requests/${alice.requestId}`)
+        .replace('{month}', closedMonth())
         .replace('{request_id}', '00000000-0000-4000-8000-000000000000');
 
     test('every control-plane route refuses a missing session, an API key (in any position) and a bogus session with 401', async () => {

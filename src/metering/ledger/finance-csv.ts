@@ -13,7 +13,8 @@ export const isBillable = (environment: string) => environment === 'live';
  * today's name beside them when the key or project was renamed since.
  */
 export const FINANCE_COLUMNS: readonly Column[] = [
-  ['Record', () => 'charge'],
+  // A late charge (booked in the open month after its own month closed) says which month it belongs to.
+  ['Record', (e) => (e.corrects_month ? `late charge of ${e.corrects_month}` : 'charge')],
   ['Time (UTC)', (e) => e.occurred_at.replace('T', ' ').replace('Z', '')],
   ['Billing month', (e) => e.billing_month],
   ['Project', (e) => e.project_name ?? e.project_id],

@@ -148,6 +148,12 @@ export class LedgerEntryDto {
   /** YYYY-MM. */
   billing_month!: string;
 
+  /**
+   * A late charge (appended after its own month closed): that closed month, YYYY-MM; the charge is booked in
+   * billing_month, the month open then, as an adjustment. Null for every other charge.
+   */
+  corrects_month!: string | null;
+
   /** Organization. */
   @ApiProperty({ format: 'uuid' })
   org_id!: string;

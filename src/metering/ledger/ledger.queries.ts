@@ -24,6 +24,7 @@ export const LEDGER_COLUMNS = [
   'occurred_at',
   'charge_id',
   'billing_month',
+  'corrects_month',
   'org_id',
   'project_id',
   'project_name',
@@ -224,7 +225,7 @@ export class LedgerQueries {
     const direction = order === 'asc' ? 'ASC' : 'DESC';
     const result = await this.db.query<LedgerRow>(
       `SELECT l.commit_position::text AS commit_position, l.prepare_position::text AS prepare_position, l.occurred_at,
-         l.charge_id, l.billing_month, l.org_id, l.project_id, coalesce(l.project_name, p.name) AS project_name,
+         l.charge_id, l.billing_month, l.corrects_month, l.org_id, l.project_id, coalesce(l.project_name, p.name) AS project_name,
          CASE WHEN l.project_name IS DISTINCT FROM p.name AND l.project_name IS NOT NULL THEN p.name END
            AS project_name_now,
          l.key_id, coalesce(l.key_name, k.name) AS key_name,
