@@ -1,4 +1,5 @@
 import type { Projector } from '../projector.js';
+import { alertsProjector } from './alerts.projector.js';
 import { apiKeysProjector } from './api-keys.projector.js';
 import { ledgerEntriesProjector } from './ledger-entries.projector.js';
 import { organizationsProjector } from './organizations.projector.js';
@@ -14,6 +15,7 @@ export const READ_MODEL_PROJECTORS: readonly Projector[] = [
   apiKeysProjector,
   usageProjector,
   ledgerEntriesProjector,
+  alertsProjector,
 ];
 
 export const READ_MODELS_CHECKPOINT = 'read_models';

@@ -84,6 +84,6 @@ import { UsageController } from './usage.controller.js';
         redis ? new RedisIdempotencyStore(redis) : new PostgresIdempotencyStore(db),
     },
   ],
-  exports: [MeteringPipeline, MeteredInterceptor, CREDIT_COUNTERS, DeferredCharges],
+  exports: [MeteringPipeline, MeteredInterceptor, CREDIT_COUNTERS, DeferredCharges, OrgPlansService],
 })
 export class MeteringModule {}
