@@ -1,7 +1,11 @@
 import type { OutgoingMail } from '../auth/mailer.service.js';
 import type { AlertPayload } from './alert-outbox.js';
 
-const LIMIT_NAMES = { organization: "the organization's monthly allowance", project: "a project's monthly limit", key: "an API key's monthly limit" };
+const LIMIT_NAMES = {
+  organization: "the organization's monthly allowance",
+  project: "a project's monthly limit",
+  key: "an API key's monthly limit",
+};
 
 /** The e-mail to an owner for one crossing. */
 export function alertMail(to: string, payload: AlertPayload, dashboardUrl: string): OutgoingMail {

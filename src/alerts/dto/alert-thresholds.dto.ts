@@ -1,15 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  ArrayUnique,
-  IsArray,
-  IsIn,
-  IsInt,
-  IsUUID,
-  Max,
-  Min,
-  ValidateIf,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsInt, IsUUID, Max, Min, ValidateIf } from 'class-validator';
 import { ALERT_SCOPES, type AlertScope } from '../events/alert.events.js';
 
 @ApiSchema({ name: 'SetAlertThresholds' })
@@ -89,4 +79,3 @@ export class AlertCrossedListDto {
   /** Newest first. */
   alerts!: AlertCrossedDto[];
 }
-

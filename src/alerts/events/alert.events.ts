@@ -13,8 +13,13 @@ export const alertThresholdsStream = (orgId: string) => `alert-thresholds-${orgI
  * The one stream of a crossing: appended with expected revision "no stream", so a second writer (another node, a
  * replay after a restart) is refused and the crossing is recorded exactly once.
  */
-export const alertCrossedStream = (orgId: string, scope: AlertScope, scopeId: string, month: string, threshold: number) =>
-  `alert-${orgId}-${scope}-${scopeId}-${month}-${threshold}`;
+export const alertCrossedStream = (
+  orgId: string,
+  scope: AlertScope,
+  scopeId: string,
+  month: string,
+  threshold: number,
+) => `alert-${orgId}-${scope}-${scopeId}-${month}-${threshold}`;
 
 /** The thresholds of one limit (`scope_id`: the organization, project or key), replacing the ones before. */
 export type AlertThresholdsSet = DomainEvent<
