@@ -8,14 +8,7 @@ import { MeteredTestRoutesModule } from './support/metered-test-routes.js';
 import { SmtpSink } from './support/smtp-sink.js';
 import { type TestApp, addMember, call, dropSchema, startTestApp } from './support/test-app.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
-
-/** Fast alert loops and a short retry schedule; webhooks may reach 127.0.0.1 (the test receivers), nothing else private. */
-export const ALERT_TEST_ENV = {
-  ALERTS_POLL_MS: '50',
-  WEBHOOK_RETRY_DELAYS_MS: '300,600',
-  WEBHOOK_TIMEOUT_MS: '1500',
-  WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-};
+import { ALERT_TEST_ENV } from './support/alert-test-env.js';
 
 const month = () => new Date().toISOString().slice(0, 7);
 
