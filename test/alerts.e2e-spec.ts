@@ -1,5 +1,8 @@
 import { Database } from '../src/database/database.js';
 import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
+import { ProjectionRunner } from '../projections/projection-runner.js';
+import { AlertLimits } from '../src/alerts/alert-limits.js';
+import { AlertOutbox } from '../src/alerts/alert-outbox.js';
 import { ThresholdWatcher } from '../src/alerts/threshold-watcher.js';
 import { alertCrossedStream } from '../src/alerts/events/alert.events.js';
 import { eventually } from './support/eventually.js';
@@ -172,7 +175,22 @@ describe.each([
     // A replay of the events (the checkpoint lost, or another node following them) records and delivers nothing new.
     const db = app.app.get(Database);
     await db.query("DELETE FROM projection_checkpoints WHERE name = 'alert_watch'");
-    await app.app.get(ThresholdWatcher).pass();
+    // A watcher of its own, as another node's or a restarted one's: nothing remembered of what was recorded.
+    const watcher = new ThresholdWatcher(
+      db,
+      app.app.get<EventStore>(EVENT_STORE),
+      app.app.get(ProjectionRunner),
+      app.app.get(AlertLimits),
+      app.app.get(AlertOutbox),
+      app.config,
+    );
+    await eventually(
+      'a pass of its own',
+      () => watcher.pass(),
+      (ran) => ran,
+      15_000,
+      10,
+    );
     const store = app.app.get<EventStore>(EVENT_STORE);
     const stream = alertCrossedStream(org.orgId, 'organization', org.orgId, month(), 50);
     expect(await store.readStream(stream)).toHaveLength(1);

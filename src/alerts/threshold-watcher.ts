@@ -59,27 +59,29 @@ export class ThresholdWatcher implements OnApplicationBootstrap, OnApplicationSh
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.running = this.pass()
+        .then(() => undefined)
         .catch((error: Error) => this.logger.error(`alert thresholds: ${error.message}`))
         .finally(() => this.schedule());
     }, this.config.alertsPollMs);
   }
 
-  /** Follows the events to the head, unless another node holds the lock. */
-  async pass(): Promise<void> {
+  /** Follows the events to the head; false when another node (or pass) holds the lock, and nothing was done. */
+  async pass(): Promise<boolean> {
     const client = await this.db.pool.connect();
     const lock = `alerts:${this.db.schema}`;
     try {
       const locked = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [lock]);
-      if (!locked.rows[0]?.ok) return;
+      if (!locked.rows[0]?.ok) return false;
       try {
         let from = await loadCheckpoint(this.db, ALERT_WATCH_CHECKPOINT);
         while (!this.stopped) {
           const events = await this.store.readAll({ from, maxCount: BATCH });
-          if (events.length === 0) return;
+          if (events.length === 0) return true;
           await this.handle(events);
           from = events.at(-1)!.position;
           await storeCheckpoint(this.db, ALERT_WATCH_CHECKPOINT, from);
         }
+        return true;
       } finally {
         await client.query('SELECT pg_advisory_unlock(hashtext($1))', [lock]);
       }
