@@ -1,4 +1,5 @@
 import { ApiError, type Organization, type User, api } from './api.js';
+import { alertsPage, webhookPage } from './alerts-page.js';
 import { type Context, base, navLink } from './context.js';
 import { field, h } from './dom.js';
 import { keyPage } from './key-page.js';
@@ -151,6 +152,7 @@ function layout(signedIn: boolean, org?: Organization, active?: string): void {
               ['projects', 'Projects'],
               ['ledger', 'Ledger'],
               ['requests', 'Requests'],
+              ['alerts', 'Alerts'],
               ['members', 'Members and plan'],
             ].map(([page, label]) =>
               h(
@@ -391,11 +393,14 @@ async function render(): Promise<void> {
     projects: projectsPage,
     ledger: ledgerPage,
     requests: requestsPage,
+    alerts: alertsPage,
     members: membersPage,
   };
   // One page shows a single thing of a list: a key (/orgs/{org}/keys/{key_id}).
   const item = match[3] === undefined ? undefined : decodeURIComponent(match[3]);
-  const build = item === undefined ? pages[page] : page === 'keys' ? (c: Context) => keyPage(c, item) : undefined;
+  const itemPages: Record<string, (c: Context, id: string) => Promise<Node>> = { keys: keyPage, alerts: webhookPage };
+  const itemPage = itemPages[page];
+  const build = item === undefined ? pages[page] : itemPage ? (c: Context) => itemPage(c, item) : undefined;
   if (!build) {
     show(notFound('There is no such page in the dashboard.'));
     return;
