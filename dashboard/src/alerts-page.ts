@@ -133,7 +133,13 @@ function thresholdsForm(ctx: Context, limits: [string, string, string][]): HTMLF
         event.preventDefault();
         error.textContent = '';
         const text = input.value.trim();
-        const list = text === '' ? [] : text.split(/[\s,]+/).map(Number);
+        const list =
+          text === ''
+            ? []
+            : text
+                .split(/[\s,]+/)
+                .map(Number)
+                .sort((a, b) => a - b);
         if (list.some((p) => !Number.isInteger(p) || p < 1 || p > 1000)) {
           error.textContent = 'Thresholds are whole percentages from 1 to 1000, separated by commas.';
           input.setAttribute('aria-invalid', 'true');
