@@ -37,11 +37,11 @@ export class WebhookReceiver {
   ) {}
 
   static async start(answer: (request: number) => ReceiverAnswer = () => 200): Promise<WebhookReceiver> {
-    let receiver: WebhookReceiver | undefined;
-    const server = createServer((req, res) => void receiver!.handle(req, res));
+    const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    receiver = new WebhookReceiver(server, `http://127.0.0.1:${port}/hooks`, answer);
+    const receiver = new WebhookReceiver(server, `http://127.0.0.1:${port}/hooks`, answer);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => void receiver.handle(req, res));
     return receiver;
   }
 
