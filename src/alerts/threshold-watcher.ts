@@ -9,6 +9,7 @@ import {
   EVENT_STORE,
   type EventStore,
   type RecordedEvent,
+  START,
   WrongExpectedVersionError,
 } from '../event-store/event-store.port.js';
 import type { CreditsCharged } from '../metering/events/credits-charged.event.js';
@@ -74,6 +75,13 @@ export class ThresholdWatcher implements OnApplicationBootstrap, OnApplicationSh
       if (!locked.rows[0]?.ok) return false;
       try {
         let from = await loadCheckpoint(this.db, ALERT_WATCH_CHECKPOINT);
+        if (from === START) {
+          // A first start on an existing ledger begins at its head, not with alerts for every past month: the
+          // checks look at a limit's usage as it is, so the next charge of a limit brings its crossings up to date.
+          from = await this.store.headPosition();
+          await storeCheckpoint(this.db, ALERT_WATCH_CHECKPOINT, from);
+          if (from === START) return true;
+        }
         while (!this.stopped) {
           const events = await this.store.readAll({ from, maxCount: BATCH });
           if (events.length === 0) return true;
