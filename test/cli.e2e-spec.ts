@@ -244,6 +244,34 @@ describe('operator CLI', () => {
     expect(bad.stderr).toMatch(/--credits must be none or a whole number/);
   });
 
+  test('alert thresholds: the same event as the API writes; alert list reads the crossings', async () => {
+    const org = await createOrg('--name', 'Alerts Inc');
+    const projectId = await createProject(org.id);
+    expect(await cli('alert', 'thresholds', org.id, '--scope', 'organization', '--percent', '90,75')).toMatchObject({
+      code: 0,
+      stdout: `organization ${org.id}: alert thresholds 75%, 90%\n`,
+    });
+    expect(
+      await cli('alert', 'thresholds', org.id, '--scope', 'project', '--id', projectId, '--percent', 'none'),
+    ).toMatchObject({ code: 0 });
+    const { rows } = await database.db.query<{ scope: string; thresholds: number[] }>(
+      'SELECT scope, thresholds FROM alert_thresholds WHERE org_id = $1 ORDER BY scope',
+      [org.id],
+    );
+    expect(rows).toEqual([
+      { scope: 'organization', thresholds: [75, 90] },
+      { scope: 'project', thresholds: [] },
+    ]);
+    const foreign = await cli('alert', 'thresholds', org.id, '--scope', 'key', '--id', randomUUID(), '--percent', '50');
+    expect(foreign.code).not.toBe(0);
+    expect(foreign.stderr).toMatch(/key not found/);
+    for (const percent of ['0', '50,50', 'x']) {
+      const bad = await cli('alert', 'thresholds', org.id, '--scope', 'organization', '--percent', percent);
+      expect(bad.code).toBe(2);
+    }
+    expect(await cli('alert', 'list', org.id)).toMatchObject({ code: 0, stdout: 'no alerts\n' });
+  });
+
   test('projections verify and rebuild: a tampered read model is found, named and repaired', async () => {
     const org = await createOrg('--name', 'Ledger');
     const projectId = await createProject(org.id);

@@ -1,4 +1,5 @@
 import { ApiError, type Organization, type User, api } from './api.js';
+import { alertsPage, webhookPage } from './alerts-page.js';
 import { type Context, base, navLink } from './context.js';
 import { field, h } from './dom.js';
 import { keyPage } from './key-page.js';
@@ -155,6 +156,7 @@ function layout(signedIn: boolean, org?: Organization, active?: string): void {
               ['ledger', 'Ledger'],
               ['statements', 'Statements'],
               ['requests', 'Requests'],
+              ['alerts', 'Alerts'],
               ['members', 'Members and plan'],
               ...(org.role === 'member' ? [] : [['audit', 'Audit log']]),
             ].map(([page, label]) =>
@@ -397,6 +399,7 @@ async function render(): Promise<void> {
     ledger: ledgerPage,
     statements: statementsPage,
     requests: requestsPage,
+    alerts: alertsPage,
     members: membersPage,
     audit: auditPage,
   };
@@ -407,6 +410,7 @@ async function render(): Promise<void> {
     keys: keyPage,
     requests: requestPage,
     statements: statementPage,
+    alerts: webhookPage,
   };
   const one = items[page];
   const build = item === undefined ? pages[page] : one ? (c: Context) => one(c, item) : undefined;

@@ -1,4 +1,5 @@
 import type { Projector } from '../projector.js';
+import { alertsProjector } from './alerts.projector.js';
 import { apiKeysProjector } from './api-keys.projector.js';
 import { auditLogProjector } from './audit-log.projector.js';
 import { creditGrantsProjector } from './credit-grants.projector.js';
@@ -18,6 +19,7 @@ export const READ_MODEL_PROJECTORS: readonly Projector[] = [
   ledgerEntriesProjector,
   auditLogProjector,
   creditGrantsProjector,
+  alertsProjector,
 ];
 
 export const READ_MODELS_CHECKPOINT = 'read_models';

@@ -2,6 +2,7 @@ import type { DynamicModule, Type } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { ProjectionsModule } from '../../projections/projections.module.js';
 import { AuditModule } from '../audit/audit.module.js';
+import { AlertsModule } from '../alerts/alerts.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { ConfigModule } from '../config/config.module.js';
@@ -41,5 +42,6 @@ export function controlPlaneModules(config: AppConfig): (Type | DynamicModule)[]
     AuditModule,
     CreditGrantsModule,
     StatementsModule,
+    AlertsModule,
   ];
 }

@@ -20,6 +20,6 @@ import { SignInLimiter } from './sign-in-limiter.js';
     SignInLimiter,
     RedemptionLimiter,
   ],
-  exports: [OperatorAccess, SessionService, SessionGuard],
+  exports: [OperatorAccess, SessionService, SessionGuard, MailerService],
 })
 export class AuthModule {}

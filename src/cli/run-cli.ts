@@ -12,6 +12,7 @@ import { ledgerCommands } from './ledger.commands.js';
 import { orgCommands } from './org.commands.js';
 import { type CliIo, writeLine } from './output.js';
 import { projectCommands } from './project.commands.js';
+import { alertCommands } from './alert.commands.js';
 import { projectionCommands } from './projections.commands.js';
 import { translationCommands } from './translations.commands.js';
 import { PROGRAM, fullUsage, groupUsage } from './usage.js';
@@ -22,6 +23,7 @@ const GROUPS: readonly CommandGroup[] = [
   orgCommands,
   projectCommands,
   keyCommands,
+  alertCommands,
   projectionCommands,
   ledgerCommands,
   translationCommands,

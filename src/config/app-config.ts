@@ -256,6 +256,33 @@ export class EnvironmentVariables {
   @IsString()
   FETCH_ALLOW_HOSTS?: string;
 
+  /** Hosts or CIDRs (as FETCH_ALLOW_HOSTS) that webhook endpoints may be on despite the SSRF rules. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  WEBHOOK_ALLOW_HOSTS?: string;
+
+  /** The waits (ms) before each retry of a failed webhook delivery, comma-separated; default about 3 days in all. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^\d+(,\d+)*$/, { message: 'WEBHOOK_RETRY_DELAYS_MS must be comma-separated milliseconds' })
+  WEBHOOK_RETRY_DELAYS_MS?: string;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(60000)
+  WEBHOOK_TIMEOUT_MS?: number;
+
+  /** How often alert thresholds are checked against new charges and due deliveries are looked for. */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(10)
+  @Max(60000)
+  ALERTS_POLL_MS?: number;
+
   /** See trust-proxy.ts. */
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -540,6 +567,14 @@ export interface AppConfig {
    */
   readonly fetchAllowHosts: readonly string[];
   readonly fetchUserAgent: string;
+  /** Hosts, `*.domain`, IP addresses or CIDRs webhook endpoints may be on despite the SSRF rules (as fetchAllowHosts). */
+  readonly webhookAllowHosts: readonly string[];
+  /** Waits before each retry of a failed webhook delivery; once they are spent, the delivery has failed. */
+  readonly webhookRetryDelaysMs: readonly number[];
+  /** Time for one webhook request (connection and answer). */
+  readonly webhookTimeoutMs: number;
+  /** How often alert thresholds are checked against new charges and due deliveries are looked for. */
+  readonly alertsPollMs: number;
   /**
    * Requests in flight at once to one host of fetchAllowHosts in map and crawl (the open web gets the default
    * politeness, 4); null: the default for those hosts too.
@@ -685,6 +720,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     runProjections: vars.RUN_PROJECTIONS ?? true,
     projectionGatherMs: vars.PROJECTION_GATHER_MS ?? 5,
     fetchAllowHosts: allowHostsOf(vars),
+    webhookAllowHosts: listOf(vars.WEBHOOK_ALLOW_HOSTS),
+    webhookRetryDelaysMs: vars.WEBHOOK_RETRY_DELAYS_MS
+      ? vars.WEBHOOK_RETRY_DELAYS_MS.split(',').map(Number)
+      : DEFAULT_WEBHOOK_RETRY_DELAYS_MS,
+    webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS ?? 10000,
+    alertsPollMs: vars.ALERTS_POLL_MS ?? 1000,
     fetchUserAgent: vars.FETCH_USER_AGENT ?? 'SearchLedgerBot/0.1 (+https://github.com/search-ledger-api)',
     fetchOwnedHostConcurrency: vars.FETCH_OWNED_HOST_CONCURRENCY ?? null,
     extractThreads: vars.EXTRACT_THREADS ?? os.availableParallelism(),
@@ -722,7 +763,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 /** Rules that name more than one variable, or look inside a list. */
 function crossChecks(vars: EnvironmentVariables, port: number): string[] {
   const problems: string[] = [];
-  for (const entry of allowHostsOf(vars)) {
+  for (const entry of [...allowHostsOf(vars), ...listOf(vars.WEBHOOK_ALLOW_HOSTS)]) {
     try {
       parseAllowEntry(entry);
     } catch (error) {
@@ -751,6 +792,16 @@ function operatorEmailsOf(vars: EnvironmentVariables): string[] {
   return (vars.OPERATOR_EMAILS ?? '')
     .split(',')
     .map((email) => email.trim())
+    .filter(Boolean);
+}
+
+/** 1 min, 5 min, 30 min, 2 h, 6 h, 12 h, 24 h, 24 h: about 2.9 days from the first attempt to the last. */
+const DEFAULT_WEBHOOK_RETRY_DELAYS_MS = [60, 300, 1800, 7200, 21600, 43200, 86400, 86400].map((s) => s * 1000);
+
+function listOf(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((h) => h.trim())
     .filter(Boolean);
 }
 

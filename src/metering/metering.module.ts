@@ -86,6 +86,6 @@ import { UsageController } from './usage.controller.js';
         redis ? new RedisIdempotencyStore(redis) : new PostgresIdempotencyStore(db),
     },
   ],
-  exports: [MeteringPipeline, MeteredInterceptor, CREDIT_COUNTERS, DeferredCharges, CreditGrantViews],
+  exports: [MeteringPipeline, MeteredInterceptor, CREDIT_COUNTERS, DeferredCharges, CreditGrantViews, OrgPlansService],
 })
 export class MeteringModule {}

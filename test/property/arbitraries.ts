@@ -595,6 +595,31 @@ export const addMemberBody = (ctx: FuzzContext, bias: Bias) =>
     bias,
   );
 
+export const alertThresholdsBody = (ctx: FuzzContext, bias: Bias) =>
+  dtoBody(
+    {
+      scope: one(['organization', 'project', 'key'], ['ORGANIZATION', '', 'team']),
+      id: fc.oneof(fc.constantFrom(...ctx.projectIds), fc.uuid(), junkSegment),
+      thresholds: fc.array(int(1, 1000), { maxLength: 12 }),
+    },
+    ['scope', 'thresholds'],
+    bias,
+  );
+
+/** IP literals only (no DNS in the suite): public ones register, private and metadata ones are refused. */
+export const createWebhookBody = (_ctx: FuzzContext, bias: Bias) =>
+  dtoBody(
+    {
+      url: one(
+        ['http://93.184.215.14/hook', 'https://93.184.215.14:8443/a?b=c'],
+        ['http://127.0.0.1:1/x', 'http://10.0.0.1/', 'http://169.254.169.254/', 'ftp://93.184.215.14/', 'hook', ''],
+      ),
+      description: text(200),
+    },
+    ['url'],
+    bias,
+  );
+
 export const magicLinkBody = (_ctx: FuzzContext, bias: Bias) =>
   dtoBody(
     {
@@ -1049,6 +1074,29 @@ export const ROUTES: readonly RouteSpec[] = [
     path: '/orgs/{org_id}/statements/{month}',
     auth: 'session',
     params: { month: fc.oneof(fc.constantFrom('2026-01', '2031-12', '2026-13', '2026-1', 'all'), junkSegment) },
+  },
+  { method: 'GET', path: '/orgs/{org_id}/alert-thresholds', auth: 'session' },
+  { method: 'PUT', path: '/orgs/{org_id}/alert-thresholds', auth: 'session', body: alertThresholdsBody },
+  { method: 'GET', path: '/orgs/{org_id}/alerts', auth: 'session' },
+  { method: 'GET', path: '/orgs/{org_id}/webhooks', auth: 'session' },
+  { method: 'POST', path: '/orgs/{org_id}/webhooks', auth: 'session', body: createWebhookBody },
+  {
+    method: 'DELETE',
+    path: '/orgs/{org_id}/webhooks/{webhook_id}',
+    auth: 'session',
+    params: { webhook_id: fc.oneof(fc.uuid(), junkSegment) },
+  },
+  {
+    method: 'GET',
+    path: '/orgs/{org_id}/webhooks/{webhook_id}/deliveries',
+    auth: 'session',
+    params: { webhook_id: fc.oneof(fc.uuid(), junkSegment) },
+  },
+  {
+    method: 'POST',
+    path: '/orgs/{org_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/replay',
+    auth: 'session',
+    params: { webhook_id: fc.oneof(fc.uuid(), junkSegment), delivery_id: fc.oneof(fc.uuid(), junkSegment) },
   },
   { method: 'GET', path: '/healthz', auth: 'none' },
   { method: 'GET', path: '/readyz', auth: 'none' },

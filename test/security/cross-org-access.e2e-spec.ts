@@ -24,6 +24,8 @@ interface Tenant {
   prefix: string;
   /** The request id of the tenant's one search. */
   requestId: string;
+  /** A webhook endpoint of the organization's. */
+  webhookId?: string;
 }
 
 interface Probe {
@@ -172,6 +174,45 @@ const CASES: Record<string, Case> = {
     ],
     otherIdsUnderOwnOrg: () => [],
   },
+  'GET /orgs/{org_id}/alert-thresholds': {
+    inOtherOrg: (b) => [{ path: orgPath(b, '/alert-thresholds') }],
+    otherIdsUnderOwnOrg: (_b, a) => [{ path: orgPath(a, '/alert-thresholds'), status: 200 }],
+  },
+  'PUT /orgs/{org_id}/alert-thresholds': {
+    inOtherOrg: (b, a) => [
+      { path: orgPath(b, '/alert-thresholds'), body: { scope: 'organization', thresholds: [1] } },
+      { path: orgPath(b, '/alert-thresholds'), body: { scope: 'key', id: b.keyId, thresholds: [1] } },
+      { path: orgPath(b, '/alert-thresholds'), body: { scope: 'key', id: a.keyId, thresholds: [1] } },
+    ],
+    otherIdsUnderOwnOrg: (b, a) => [
+      { path: orgPath(a, '/alert-thresholds'), body: { scope: 'key', id: b.keyId, thresholds: [1] } },
+      { path: orgPath(a, '/alert-thresholds'), body: { scope: 'project', id: b.projectId, thresholds: [1] } },
+    ],
+  },
+  'GET /orgs/{org_id}/alerts': {
+    inOtherOrg: (b) => [{ path: orgPath(b, '/alerts') }],
+    otherIdsUnderOwnOrg: (_b, a) => [{ path: orgPath(a, '/alerts'), status: 200 }],
+  },
+  'GET /orgs/{org_id}/webhooks': {
+    inOtherOrg: (b) => [{ path: orgPath(b, '/webhooks') }],
+    otherIdsUnderOwnOrg: (_b, a) => [{ path: orgPath(a, '/webhooks'), status: 200 }],
+  },
+  'POST /orgs/{org_id}/webhooks': {
+    inOtherOrg: (b) => [{ path: orgPath(b, '/webhooks'), body: { url: 'http://93.184.215.14/planted-by-alice' } }],
+    otherIdsUnderOwnOrg: () => [],
+  },
+  'DELETE /orgs/{org_id}/webhooks/{webhook_id}': {
+    inOtherOrg: (b) => [{ path: orgPath(b, `/webhooks/${b.webhookId}`) }],
+    otherIdsUnderOwnOrg: (b, a) => [{ path: orgPath(a, `/webhooks/${b.webhookId}`) }],
+  },
+  'GET /orgs/{org_id}/webhooks/{webhook_id}/deliveries': {
+    inOtherOrg: (b) => [{ path: orgPath(b, `/webhooks/${b.webhookId}/deliveries`) }],
+    otherIdsUnderOwnOrg: (b, a) => [{ path: orgPath(a, `/webhooks/${b.webhookId}/deliveries`) }],
+  },
+  'POST /orgs/{org_id}/webhooks/{webhook_id}/deliveries/{delivery_id}/replay': {
+    inOtherOrg: (b) => [{ path: orgPath(b, `/webhooks/${b.webhookId}/deliveries/${randomUUID()}/replay`) }],
+    otherIdsUnderOwnOrg: (b, a) => [{ path: orgPath(a, `/webhooks/${b.webhookId}/deliveries/${randomUUID()}/replay`) }],
+  },
   'GET /orgs/{org_id}/feedback': {
     inOtherOrg: (b) => [{ path: orgPath(b, '/feedback') }],
     otherIdsUnderOwnOrg: (_b, a) => [{ path: orgPath(a, '/feedback'), status: 200 }],
@@ -221,6 +262,17 @@ describe('security: cross-organization access and credential confusion', () => {
       body: { email: 'carol@b.test', role: 'member' },
     });
     expect(member.status).toBe(201);
+    const webhook = await call(app.url, 'POST', orgPath(bob, '/webhooks'), {
+      token: bob.session,
+      body: { url: 'http://93.184.215.14/bob-hook' },
+    });
+    expect(webhook.status).toBe(201);
+    bob.webhookId = webhook.body.id as string;
+    const own = await call(app.url, 'POST', orgPath(alice, '/webhooks'), {
+      token: alice.session,
+      body: { url: 'http://93.184.215.14/alice-hook' },
+    });
+    alice.webhookId = own.body.id as string;
     // Both organizations have usage, so that the usage and ledger routes have something to leak.
     for (const t of [alice, bob]) {
       const searched = await call(app.url, 'POST', '/search', { token: t.key, body: { query: 'anything' } });
@@ -254,6 +306,8 @@ describe('security: cross-organization access and credential confusion', () => {
       'bob@b.test',
       'carol@b.test',
       'bob-key-7c1',
+      bob.webhookId,
+      'bob-hook',
     ];
   }, 60_000);
 
@@ -429,6 +483,7 @@ describe('security: cross-organization access and credential confusion', () => {
       path
         .replace('{org_id}', alice.orgId)
         .replace('{key_id}', alice.keyId)
+        .replace('{webhook_id}', alice.webhookId!)
         .replace('{vertical}', 'news')
         .replace('/requests/{request_id}', `/requests/${alice.requestId}`)
         .replace('{month}', closedMonth())

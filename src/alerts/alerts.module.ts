@@ -1,0 +1,31 @@
+import { Module } from '@nestjs/common';
+import { AlertDeliveriesRepository } from './alert-deliveries.repository.js';
+import { AlertDeliveryWorker } from './alert-delivery.worker.js';
+import { AlertLimits } from './alert-limits.js';
+import { AlertOutbox } from './alert-outbox.js';
+import { AlertsController } from './alerts.controller.js';
+import { SetAlertThresholdsHandler } from './commands/set-alert-thresholds.handler.js';
+import { ThresholdWatcher } from './threshold-watcher.js';
+import { WebhookDeliveryLog } from './webhooks/webhook-delivery-log.js';
+import { WebhookSender } from './webhooks/webhook-sender.js';
+import { WebhooksController } from './webhooks/webhooks.controller.js';
+
+/**
+ * Alerts before the cut-off: thresholds per limit (events), one AlertThresholdCrossed per organization, scope, month
+ * and threshold (ThresholdWatcher), delivered by signed webhooks and e-mail to owners from an outbox
+ * (AlertDeliveryWorker).
+ */
+@Module({
+  controllers: [AlertsController, WebhooksController],
+  providers: [
+    SetAlertThresholdsHandler,
+    AlertLimits,
+    AlertOutbox,
+    ThresholdWatcher,
+    AlertDeliveriesRepository,
+    AlertDeliveryWorker,
+    WebhookSender,
+    WebhookDeliveryLog,
+  ],
+})
+export class AlertsModule {}

@@ -1,0 +1,20 @@
+import { createHmac } from 'node:crypto';
+import { randomBase62 } from '../../common/secrets.js';
+
+/** The header that carries `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, as Stripe's does. */
+export const SIGNATURE_HEADER = 'search-ledger-signature';
+/** The alert event's id: the same on every attempt and replay of one delivery, for receivers to drop duplicates. */
+export const EVENT_ID_HEADER = 'search-ledger-event-id';
+
+export function newWebhookSecret(): string {
+  return `whsec_${randomBase62(40)}`;
+}
+
+export function signatureOf(secret: string, timestamp: number, body: string): string {
+  return createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+}
+
+export function signatureHeader(secret: string, body: string, now: Date = new Date()): string {
+  const t = Math.floor(now.getTime() / 1000);
+  return `t=${t},v1=${signatureOf(secret, t, body)}`;
+}
