@@ -70,10 +70,20 @@ describe('the audit log', () => {
     const operator = await signIn(app, smtp, 'root@ops.test');
     const plan = await call(app.url, 'PUT', `/orgs/${owner.orgId}/plan`, { token: operator, body: { plan: 'growth' } });
     expect(plan.status).toBe(200);
+    const grant = await call(app.url, 'POST', `/orgs/${owner.orgId}/credit-grants`, {
+      token: operator,
+      body: { credits: 5000, note: 'launch week' },
+    });
+    expect(grant.status).toBe(201);
+    const thresholds = await call(app.url, 'PUT', `/orgs/${owner.orgId}/alert-thresholds`, {
+      token: owner.session,
+      body: { scope: 'organization', thresholds: [75, 100] },
+    });
+    expect(thresholds.status).toBe(200);
     await eventually(
       'the audit log holds every action',
       () => entries(),
-      (list) => list.length === 12,
+      (list) => list.length === 14,
     );
   }, 90_000);
 
@@ -86,6 +96,8 @@ describe('the audit log', () => {
   test('every action, newest first: who (by address), what, to which thing, when', async () => {
     const list = await entries();
     expect(list.map((e) => e.summary)).toEqual([
+      "Set the alert thresholds of the organization's allowance to 75 %, 100 %",
+      'Granted 5,000 credits once (launch week)',
       'Changed the plan to the growth plan: 100,000 credits a month, 1,000 live and 100 test requests a minute',
       'Added cy@audit.test as a member',
       'Changed the role of bo@audit.test from member to admin',
@@ -99,14 +111,15 @@ describe('the audit log', () => {
       'Added owner@audit.test as an owner',
       'Created the organization “owner@audit.test org” on the free plan: 1,000 credits a month, 100 live and 20 test requests a minute',
     ]);
-    const revoked = list[4]!;
+    const revoked = list[6]!;
     expect(revoked).toMatchObject({
       action: 'KeyRevoked',
       actor: { type: 'user', email: 'ana@audit.test' },
       target: { kind: 'key', id: key.id, name: 'Nightly' },
     });
     expect(Date.parse(revoked.occurred_at)).toBeGreaterThan(Date.parse(list.at(-1)!.occurred_at));
-    expect(list[0]!.actor).toEqual({ type: 'operator', id: 'root@ops.test', email: null });
+    expect(list[1]!.actor).toEqual({ type: 'operator', id: 'root@ops.test', email: null });
+    expect(list[2]!.actor).toEqual({ type: 'operator', id: 'root@ops.test', email: null });
     expect(list.at(-1)!.actor).toMatchObject({ type: 'user', email: 'owner@audit.test' });
     // Never a secret: neither the key nor its hash.
     const text = JSON.stringify(list);
@@ -127,7 +140,7 @@ describe('the audit log', () => {
       'KeyBudgetSet',
       'KeyRenamed',
     ]);
-    expect((await entries('?actor=root@ops.test')).map((e) => e.action)).toEqual(['PlanChanged']);
+    expect((await entries('?actor=root@ops.test')).map((e) => e.action)).toEqual(['CreditsGranted', 'PlanChanged']);
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
     expect(await entries(`?start_date=${tomorrow}`)).toEqual([]);
     const seen: string[] = [];

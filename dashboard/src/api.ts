@@ -197,6 +197,11 @@ export const AUDITED_ACTIONS = [
   'KeyRenamed',
   'KeyRevoked',
   'KeyBudgetSet',
+  'CreditsGranted',
+  'CreditGrantRevoked',
+  'AlertThresholdsSet',
+  'LedgerAdjusted',
+  'StatementIssued',
 ] as const;
 export interface AuditEntry {
   occurred_at: string;

@@ -31,16 +31,27 @@ BEGIN
       coalesce(e.metadata->'actor'->>'type', 'system'), coalesce(e.metadata->'actor'->>'id', 'unknown'),
       e.event_type,
       CASE WHEN e.event_type LIKE 'Key%' THEN 'key' WHEN e.event_type LIKE 'Project%' THEN 'project'
-        WHEN e.event_type LIKE 'Member%' THEN 'member' ELSE 'organization' END,
-      CASE WHEN e.event_type LIKE 'Key%' THEN e.data->>'key_id' WHEN e.event_type LIKE 'Project%' THEN e.data->>'project_id'
-        WHEN e.event_type LIKE 'Member%' THEN e.data->>'user_id' ELSE e.data->>'org_id' END,
+        WHEN e.event_type LIKE 'Member%' THEN 'member' WHEN e.event_type LIKE 'Credit%' THEN 'grant'
+        WHEN e.event_type = 'AlertThresholdsSet' THEN e.data->>'scope'
+        WHEN e.event_type = 'LedgerAdjusted' THEN 'adjustment' WHEN e.event_type = 'StatementIssued' THEN 'statement'
+        ELSE 'organization' END,
+      coalesce(CASE WHEN e.event_type LIKE 'Key%' THEN e.data->>'key_id'
+        WHEN e.event_type LIKE 'Project%' THEN e.data->>'project_id'
+        WHEN e.event_type LIKE 'Member%' THEN e.data->>'user_id' WHEN e.event_type LIKE 'Credit%' THEN e.data->>'grant_id'
+        WHEN e.event_type = 'AlertThresholdsSet' THEN e.data->>'scope_id'
+        WHEN e.event_type = 'LedgerAdjusted' THEN e.data->>'adjustment_id'
+        WHEN e.event_type = 'StatementIssued' THEN e.data->>'month'
+        ELSE e.data->>'org_id' END, ''),
       CASE WHEN e.event_type = 'MemberAdded' THEN (e.data - 'key_hash') || jsonb_build_object('previous_role',
           lag(e.data->>'role') OVER (PARTITION BY e.data->>'org_id', e.data->>'user_id', e.event_type = 'MemberAdded'
             ORDER BY e.transaction_id, e.global_position))
+        WHEN e.event_type = 'StatementIssued' THEN jsonb_build_object('month', e.data->'month',
+          'billable_credits', e.data->'billable_credits')
         ELSE e.data - 'key_hash' END
     FROM events e
-    WHERE e.event_type IN ('OrganizationCreated', 'PlanChanged', 'MemberAdded', 'MemberRemoved', 'ProjectCreated',
-      'ProjectRenamed', 'ProjectBudgetSet', 'KeyCreated', 'KeyRenamed', 'KeyRevoked', 'KeyBudgetSet')
+    WHERE e.event_type IN ('OrganizationCreated', 'PlanChanged', 'CreditsGranted', 'CreditGrantRevoked', 'MemberAdded',
+      'MemberRemoved', 'ProjectCreated', 'ProjectRenamed', 'ProjectBudgetSet', 'KeyCreated', 'KeyRenamed', 'KeyRevoked',
+      'KeyBudgetSet', 'AlertThresholdsSet', 'LedgerAdjusted', 'StatementIssued')
       AND e.data->>'org_id' IS NOT NULL;
   END IF;
 END $$;

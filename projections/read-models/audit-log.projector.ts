@@ -1,12 +1,12 @@
 import type { Queryable } from '../../src/database/database.js';
 import { metadataOf } from '../../src/event-store/domain-event.js';
 import type { RecordedEvent } from '../../src/event-store/event-store.port.js';
-import { AUDITED_EVENTS, type AuditedAction, TARGET_ID_FIELD } from '../../src/audit/audited-events.js';
+import { AUDITED_EVENTS, type AuditedAction, auditDetails, auditTarget } from '../../src/audit/audited-events.js';
 import type { Projector } from '../projector.js';
 
 /**
  * The audit log: who did what to which thing of an organization, and when, one row per control-plane event, keyed by
- * its position. The row keeps the event's data but a key's hash, and for a member added again the role they had.
+ * its position. The row keeps the event's data (auditDetails: never a key's hash), and for a member added again the role they had.
  * Migration 011 filled it from the events appended before it (the same rows this projector writes; a row already
  * there is left as it is).
  */
@@ -15,10 +15,10 @@ export const auditLogProjector: Projector = {
   tables: ['audit_log'],
   eventTypes: Object.keys(AUDITED_EVENTS),
   async apply(tx: Queryable, event: RecordedEvent) {
-    const kind = AUDITED_EVENTS[event.type as AuditedAction];
+    const action = event.type as AuditedAction;
     const data = event.data as Record<string, unknown>;
-    if (!kind || typeof data.org_id !== 'string') return;
-    const { key_hash: _secret, ...details } = data;
+    if (!(action in AUDITED_EVENTS) || typeof data.org_id !== 'string') return;
+    const target = auditTarget(action, data);
     const { actor, occurred_at } = metadataOf(event);
     await tx.query(
       `INSERT INTO audit_log (commit_position, prepare_position, org_id, occurred_at, actor_type, actor_id, action,
@@ -38,10 +38,10 @@ export const auditLogProjector: Projector = {
         occurred_at,
         actor.type,
         actor.id,
-        event.type,
-        kind,
-        String(data[TARGET_ID_FIELD[kind]] ?? ''),
-        JSON.stringify(details),
+        action,
+        target.kind,
+        target.id,
+        JSON.stringify(auditDetails(action, data)),
       ],
     );
   },

@@ -40,4 +40,24 @@ describe('describeAction', () => {
       'Removed bo@acme.test from the organization',
     );
   });
+
+  it('says what was granted, set, adjusted and closed', () => {
+    const note = { credits: 5000, recurrence: 'once', expires_at: '2026-12-31T23:59:59.999Z', note: 'launch' };
+    expect(facts('CreditsGranted', note)).toBe('Granted 5,000 credits once, expiring 2026-12-31 (launch)');
+    expect(facts('CreditsGranted', { credits: 100, recurrence: 'monthly', expires_at: null, note: null })).toBe(
+      'Granted 100 credits every month',
+    );
+    expect(facts('AlertThresholdsSet', { scope: 'organization', thresholds: [50, 90] })).toBe(
+      "Set the alert thresholds of the organization's allowance to 50 %, 90 %",
+    );
+    expect(facts('AlertThresholdsSet', { scope: 'key', thresholds: [80] }, { nameBefore: 'CI' })).toBe(
+      'Set the alert thresholds of the key “CI” to 80 %',
+    );
+    expect(
+      facts('LedgerAdjusted', { corrects_month: '2026-10', month: '2026-11', credits: -5, reason: 'outage refund' }),
+    ).toBe('Adjusted 2026-10 by -5 credits, booked in 2026-11: outage refund');
+    expect(facts('StatementIssued', { month: '2026-10', billable_credits: 1234 })).toBe(
+      'Closed 2026-10: statement issued, 1,234 billable credits',
+    );
+  });
 });

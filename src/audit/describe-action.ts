@@ -27,9 +27,15 @@ export function describeAction({ action, details, nameBefore, keyPrefix, memberE
   const key = `the key ${quoted(nameBefore ?? name)}${keyPrefix ? ` (${keyPrefix}…)` : ''}`;
   const project = `the project ${quoted(nameBefore ?? name)}`;
   const rates = details.rate_limit_per_minute as { live?: unknown; test?: unknown } | undefined;
-  const plan = `${str(details.plan) ?? 'custom'} plan: ${number(details.monthly_credit_allowance)} credits a month, ${number(
-    rates?.live,
-  )} live and ${number(rates?.test)} test requests a minute`;
+  const overage = details.overage as { credit_cap?: unknown; price_per_credit?: unknown } | null | undefined;
+  const plan =
+    `${str(details.plan) ?? 'custom'} plan: ${number(details.monthly_credit_allowance)} credits a month, ` +
+    `${number(rates?.live)} live and ${number(rates?.test)} test requests a minute` +
+    (overage
+      ? `, overage up to ${number(overage.credit_cap)} credits at ${String(overage.price_per_credit)} each`
+      : '');
+  const limitOf = (scope: unknown) =>
+    scope === 'organization' ? "the organization's allowance" : scope === 'project' ? project : key;
   switch (action) {
     case 'OrganizationCreated':
       return `Created the organization ${quoted(name)} on the ${plan}`;
@@ -59,5 +65,25 @@ export function describeAction({ action, details, nameBefore, keyPrefix, memberE
       return `Revoked ${key}`;
     case 'KeyBudgetSet':
       return limit(key);
+    case 'CreditsGranted': {
+      const expires = str(details.expires_at);
+      return (
+        `Granted ${number(details.credits)} credits ${details.recurrence === 'monthly' ? 'every month' : 'once'}` +
+        `${expires ? `, expiring ${expires.slice(0, 10)}` : ''}${str(details.note) ? ` (${str(details.note)})` : ''}`
+      );
+    }
+    case 'CreditGrantRevoked':
+      return `Revoked the credit grant ${String(details.grant_id).slice(0, 8)}…`;
+    case 'AlertThresholdsSet': {
+      const thresholds = Array.isArray(details.thresholds) ? details.thresholds.map((t) => `${String(t)} %`) : [];
+      return `Set the alert thresholds of ${limitOf(details.scope)} to ${thresholds.join(', ') || 'none'}`;
+    }
+    case 'LedgerAdjusted':
+      return (
+        `Adjusted ${str(details.corrects_month) ?? 'a closed month'} by ${number(details.credits)} credits, booked in ` +
+        `${str(details.month) ?? 'the open month'}: ${str(details.reason) ?? ''}`
+      );
+    case 'StatementIssued':
+      return `Closed ${str(details.month) ?? 'a month'}: statement issued, ${number(details.billable_credits)} billable credits`;
   }
 }
