@@ -64,11 +64,51 @@ describeBrowser('the dashboard’s audit log', () => {
     }, 90_000);
   }
 
-  test('a plain member has no Audit log tab, and the screen says the organization is not theirs to audit', async () => {
+  test('a plain member has no Audit log tab, and is not shown the operator’s command', async () => {
     const { context, page } = await rig.signedIn({ width: 1280, height: 900 }, memberSession);
-    await page.goto(`/dashboard/orgs/${rig.owner.orgId}/usage`);
-    await page.getByRole('link', { name: 'Usage' }).first().waitFor();
+    await page.goto(`/dashboard/orgs/${rig.owner.orgId}/members`);
+    await page.getByText('Plans are changed by an operator of this server').waitFor();
     expect(await page.getByRole('link', { name: 'Audit log' }).count()).toBe(0);
+    expect(await page.locator('main').textContent()).not.toContain('npm run cli');
     await context.close();
   }, 60_000);
+
+  for (const [device, viewport] of DEVICES) {
+    test(`adding a member (${device}): the message says "an admin", the address as stored, and the log has it`, async () => {
+      const { context, page, errors } = await rig.signedIn(viewport);
+      await page.goto(`/dashboard/orgs/${rig.owner.orgId}/members`);
+      const address = `Eve.${device}@Audit-Screen.TEST`;
+      await page.getByLabel('E-mail address').fill(address);
+      await page.getByLabel('Role', { exact: true }).selectOption('admin');
+      await page.getByRole('button', { name: 'Add member' }).click();
+      await page.getByText(`${address.toLowerCase()} is an admin of`).waitFor();
+      await page.goto(`/dashboard/orgs/${rig.owner.orgId}/audit?action=MemberAdded`);
+      await page.locator('table.responsive tbody tr').first().waitFor();
+      expect(await page.locator('table.responsive tbody tr').first().textContent()).toContain(
+        `Added ${address.toLowerCase()} as an admin`,
+      );
+      expect(errors).toEqual([]);
+      await context.close();
+    }, 60_000);
+  }
+
+  for (const [device, viewport] of DEVICES) {
+    test(`a key name over 100 characters (${device}) is refused with a reason, never cut`, async () => {
+      const { context, page } = await rig.signedIn(viewport);
+      await page.goto(`/dashboard/orgs/${rig.owner.orgId}/keys`);
+      const name = page.getByLabel('Key name');
+      await name.fill('k'.repeat(120));
+      expect(await name.inputValue()).toHaveLength(120);
+      expect(await name.evaluate((input: HTMLInputElement) => input.validationMessage)).toBe(
+        'A key name can be at most 100 characters; this one has 120.',
+      );
+      const before = await call(rig.app.url, 'GET', `/orgs/${rig.owner.orgId}/api-keys`, { token: rig.owner.session });
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const after = await call(rig.app.url, 'GET', `/orgs/${rig.owner.orgId}/api-keys`, { token: rig.owner.session });
+      expect(after.body.keys).toHaveLength(before.body.keys.length);
+      await name.fill('k'.repeat(100));
+      expect(await name.evaluate((input: HTMLInputElement) => input.validity.valid)).toBe(true);
+      await context.close();
+    }, 60_000);
+  }
 });

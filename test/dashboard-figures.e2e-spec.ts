@@ -264,6 +264,9 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
       await page.goto(`/dashboard/orgs/${owner.orgId}/ledger?month=2020-01`);
       await page.getByText('No charges in January 2020.').waitFor();
       expect(await page.locator('#ledger-totals').textContent()).toContain('0 charges match in January 2020');
+      // Nothing to page through or export.
+      expect(await page.locator('#page-number').count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Export audit CSV' }).isDisabled()).toBe(true);
       expect(errors).toEqual([]);
       await context.close();
     }, 60_000);

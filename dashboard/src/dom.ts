@@ -152,3 +152,17 @@ export function announce(message: string): void {
 export function fact(label: string, value: Child): Node {
   return h('div', { class: 'fact' }, h('dt', {}, label), h('dd', {}, value));
 }
+
+/**
+ * At most `max` characters, said when a value is longer rather than cut without a word (as `maxlength` cuts a paste):
+ * the form will not submit, and the field says why.
+ */
+export function atMost(input: HTMLInputElement, max: number, what: string): HTMLInputElement {
+  const check = () => {
+    const length = input.value.trim().length;
+    input.setCustomValidity(length > max ? `${what} can be at most ${max} characters; this one has ${length}.` : '');
+  };
+  input.addEventListener('input', check);
+  check();
+  return input;
+}

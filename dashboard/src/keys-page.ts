@@ -2,7 +2,7 @@ import { quickstart } from './quickstart.js';
 import { type ApiKey, type Project, SCOPES, api } from './api.js';
 import { type Context, navLink } from './context.js';
 import { limitText } from './budget-meter.js';
-import { announce, field, h, table, timeEl, uid } from './dom.js';
+import { announce, field, h, table, timeEl, uid, atMost } from './dom.js';
 import { LIMIT_HINT, limitInput, readLimit } from './limit-input.js';
 import { renameCell } from './rename-cell.js';
 import { canManage, listProjects } from './org-pages.js';
@@ -166,7 +166,11 @@ export function confirmRevoke(ctx: Context, key: ApiKey, reload: (message?: stri
 
 function createForm(ctx: Context, projects: Project[], reveal: HTMLElement, list: HTMLElement): HTMLFormElement {
   const org = ctx.org!;
-  const name = h('input', { type: 'text', name: 'name', required: true, maxlength: 100, autocomplete: 'off' });
+  const name = atMost(
+    h('input', { type: 'text', name: 'name', required: true, autocomplete: 'off' }),
+    100,
+    'A key name',
+  );
   const project = h(
     'select',
     { name: 'project' },

@@ -43,10 +43,11 @@ export async function ledgerPage(ctx: Context): Promise<Node> {
   const entries = page.totals.live.entries + page.totals.test.entries;
   const pageNumber = cursor ? previous.length + 2 : 1;
   const pages = Math.max(1, Math.ceil(entries / pageSize));
+  // An empty view has no pages to number and nothing to export.
   const nav = h(
     'nav',
     { class: 'pager', 'aria-label': 'Ledger pages' },
-    h('span', { id: 'page-number' }, `Page ${formatNumber(pageNumber)} of ${formatNumber(pages)}`),
+    entries > 0 ? h('span', { id: 'page-number' }, `Page ${formatNumber(pageNumber)} of ${formatNumber(pages)}`) : null,
   );
   if (cursor) {
     const back = new URLSearchParams(filters);
@@ -122,7 +123,8 @@ export async function ledgerPage(ctx: Context): Promise<Node> {
       {
         type: 'button',
         class: 'button secondary',
-        title,
+        title: entries > 0 ? title : 'No charges match: nothing to export.',
+        disabled: entries === 0,
         onclick: async () => {
           exportStatus.textContent = 'Preparing the CSV…';
           const params = new URLSearchParams(filters);

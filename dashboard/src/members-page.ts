@@ -40,13 +40,19 @@ export async function membersPage(ctx: Context): Promise<Node> {
     ),
     session.operator
       ? planForm(ctx)
-      : h(
-          'p',
-          { class: 'hint' },
-          'Plans are changed by an operator of this server (here, or with ',
-          h('code', {}, 'npm run cli -- org plan'),
-          '); the new limits apply within seconds.',
-        ),
+      : org.role === 'member'
+        ? h(
+            'p',
+            { class: 'hint' },
+            'Plans are changed by an operator of this server; the new limits apply within seconds.',
+          )
+        : h(
+            'p',
+            { class: 'hint' },
+            'Plans are changed by an operator of this server (here, or with ',
+            h('code', {}, 'npm run cli -- org plan'),
+            '); the new limits apply within seconds.',
+          ),
     ...spending,
     h('h2', {}, 'Members'),
     table(
@@ -88,7 +94,9 @@ function inviteForm(ctx: Context): HTMLFormElement {
         submit.disabled = true;
         try {
           await api('POST', `/orgs/${org.id}/members`, { email: email.value.trim(), role: role.value });
-          ctx.flash(`${email.value.trim()} is a ${role.value} of ${org.name}. They sign in with their e-mail address.`);
+          const address = email.value.trim().toLowerCase();
+          const article = /^[aeiou]/.test(role.value) ? 'an' : 'a';
+          ctx.flash(`${address} is ${article} ${role.value} of ${org.name}. They sign in with their e-mail address.`);
           ctx.navigate(`/orgs/${org.id}/members`, { replace: true });
         } catch (e) {
           error.textContent = e instanceof ApiError ? e.message : 'The member could not be added.';

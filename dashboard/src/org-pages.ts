@@ -2,7 +2,7 @@ import { ApiError, type ApiKey, type Organization, type Project, type Usage, api
 import { budgetCell } from './budget-cell.js';
 import { limitText } from './budget-meter.js';
 import { type Context, navLink } from './context.js';
-import { field, formatMonth, formatNumber, h, table, timeEl } from './dom.js';
+import { field, formatMonth, formatNumber, h, table, timeEl, atMost } from './dom.js';
 import { LIMIT_HINT, limitInput, readLimit } from './limit-input.js';
 import { renameCell } from './rename-cell.js';
 
@@ -17,7 +17,7 @@ export function nameForm<T>(options: {
   post: (name: string) => Promise<T>;
   done: (created: T) => void;
 }): HTMLFormElement {
-  const input = h('input', { type: 'text', name: 'name', required: true, maxlength: 100, autocomplete: 'off' });
+  const input = atMost(h('input', { type: 'text', name: 'name', required: true, autocomplete: 'off' }), 100, 'A name');
   const error = h('p', { class: 'form-error', role: 'alert' });
   const submit = h('button', { type: 'submit', class: 'button' }, options.button);
   const headingId = `h-${options.heading.replace(/\W+/g, '-').toLowerCase()}`;

@@ -1,4 +1,4 @@
-import { field, h } from './dom.js';
+import { field, h, atMost } from './dom.js';
 import { cancelButton, inPlace } from './in-place.js';
 
 /**
@@ -20,13 +20,11 @@ export function renameCell(options: {
     button: { text: 'Rename', label: `Rename ${options.what}` },
     canEdit: options.canRename,
     form: (back) => {
-      const input = h('input', {
-        type: 'text',
-        value: options.name,
-        required: true,
-        maxlength: 100,
-        autocomplete: 'off',
-      });
+      const input = atMost(
+        h('input', { type: 'text', value: options.name, required: true, autocomplete: 'off' }),
+        100,
+        'A name',
+      );
       const error = h('span', { class: 'form-error', role: 'alert' });
       const form = h(
         'form',

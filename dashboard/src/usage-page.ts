@@ -169,9 +169,9 @@ function gauge(usage: Usage): Node {
   const r = 52;
   const circumference = 2 * Math.PI * r;
   const tone = share >= 0.9 ? 'critical' : share >= 0.75 ? 'high' : 'ok';
-  const label = `${formatNumber(usage.credits_used)} of ${formatNumber(usage.credits_limit)} live credits used (${formatNumber(
-    Math.round(percent * 10) / 10,
-  )}%)`;
+  // Some use under a tenth of a percent reads "<0.1%", never "(0%)".
+  const shown = percent > 0 && percent < 0.1 ? '<0.1' : formatNumber(Math.round(percent * 10) / 10);
+  const label = `${formatNumber(usage.credits_used)} of ${formatNumber(usage.credits_limit)} live credits used (${shown}%)`;
   return h(
     'figure',
     { class: 'gauge' },
@@ -243,7 +243,8 @@ function dailyChart(month: string, rows: Usage['by_day'], environment: Environme
         if (value <= 0) continue;
         const barH = Math.max(1, (value / niceMax) * plotH);
         y -= barH;
-        const label = `${month}-${String(day).padStart(2, '0')}: ${formatNumber(value)} ${environment} credits, ${op}`;
+        const credits = value === 1 ? 'credit' : 'credits';
+        const label = `${month}-${String(day).padStart(2, '0')}: ${formatNumber(value)} ${environment} ${credits}, ${op}`;
         bars.push(
           svg(
             'rect',
@@ -259,7 +260,8 @@ function dailyChart(month: string, rows: Usage['by_day'], environment: Environme
         );
       }
     }
-    const ticks = [0, niceMax / 2, niceMax].map((value) => {
+    // Credits are counted whole: the middle line only where it falls on a whole number.
+    const ticks = (Number.isInteger(niceMax / 2) ? [0, niceMax / 2, niceMax] : [0, niceMax]).map((value) => {
       const y = height - bottom - (value / niceMax) * plotH;
       return [
         svg('line', { x1: left, x2: width - right, y1: y, y2: y, class: 'grid-line' }),
