@@ -231,6 +231,8 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
   });
 
   describe('GET /orgs/{org_id}/usage', () => {
+    /** When the organization was created: its plan since then (it never changed). */
+    const since = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) as unknown as string;
     test('totals and breakdowns of a month, exact', async () => {
       const response = await usage(`?month=${MONTH}`);
       expect(response.status).toBe(200);
@@ -238,6 +240,7 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
         month: MONTH,
         grants: [],
         overage: null,
+        plan: { plan: 'free', monthly_credit_allowance: 1000, rate_limit_per_minute: { live: 100, test: 20 }, since },
         credits_limit: 1000,
         credits_used: 8,
         credits_remaining: 992,
@@ -295,6 +298,7 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
         month: '2030-01',
         grants: [],
         overage: null,
+        plan: { plan: 'free', monthly_credit_allowance: 1000, rate_limit_per_minute: { live: 100, test: 20 }, since },
         credits_limit: 1000,
         credits_used: 0,
         credits_remaining: 1000,

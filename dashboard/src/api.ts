@@ -103,8 +103,17 @@ export interface Figures {
   credits: number;
   requests: number;
 }
+/** A plan as it held then (GET /orgs/{org_id}/usage's `plan`). */
+export interface PlanThen {
+  plan: string;
+  monthly_credit_allowance: number;
+  rate_limit_per_minute: { live: number; test: number };
+  since: string;
+}
 export interface Usage {
   month: string;
+  /** The plan at the end of the month; null before the organization existed. */
+  plan: PlanThen | null;
   credits_limit: number;
   credits_used: number;
   credits_remaining: number;

@@ -55,13 +55,21 @@ export async function usagePage(ctx: Context): Promise<Node> {
         stat('Live requests', formatNumber(usage.live_requests), 'live-requests'),
         stat('Test credits (not billed)', formatNumber(usage.test_credits_used), 'test-credits'),
         stat('Test requests', formatNumber(usage.test_requests), 'test-requests'),
-        stat(
-          'Rate limit',
-          `${formatNumber(org.rate_limit_per_minute.live)}/min live · ${formatNumber(org.rate_limit_per_minute.test)}/min test`,
-        ),
-        stat('Plan', org.plan),
+        // The plan and limits of the month shown, as they were then (today's for the current month).
+        usage.plan
+          ? stat(
+              'Rate limit',
+              `${formatNumber(usage.plan.rate_limit_per_minute.live)}/min live · ${formatNumber(
+                usage.plan.rate_limit_per_minute.test,
+              )}/min test`,
+            )
+          : null,
+        stat('Plan', usage.plan ? usage.plan.plan : 'none yet', 'plan'),
       ),
     ),
+    usage.plan
+      ? null
+      : h('p', { class: 'notice', id: 'no-plan' }, `${org.name} did not exist yet in ${formatMonth(month)}.`),
     h('h2', {}, 'Live credits per day, by operation'),
     dailyChart(usage.month, liveDays, 'live'),
     testDays.length

@@ -53,13 +53,38 @@ export class DayUsageDto extends OperationUsageDto {
   day!: string;
 }
 
+/** A plan as it held at some time: its name and limits, and when it took effect. */
+@ApiSchema({ name: 'PlanThen' })
+export class PlanThenDto {
+  /** The plan's name. */
+  plan!: string;
+
+  /** Its monthly credit allowance (live credits). */
+  monthly_credit_allowance!: number;
+
+  /** Requests a minute, live and test keys. */
+  @ApiProperty({ type: 'object', properties: { live: { type: 'integer' }, test: { type: 'integer' } } })
+  rate_limit_per_minute!: { live: number; test: number };
+
+  /** When it took effect (the organization's creation, or the plan change). */
+  @ApiProperty({ format: 'date-time' })
+  since!: string;
+}
+
 /** An organization's usage of a month, by project, key, operation and day. */
 @ApiSchema({ name: 'OrgUsage' })
 export class UsageReportDto {
   /** YYYY-MM. */
   month!: string;
 
-  /** The organization's monthly credit allowance. */
+  /**
+   * The plan that held at the end of the month (today's, for the current month), from the plan's events; null for a
+   * month that ended before the organization existed.
+   */
+  @ApiProperty({ type: PlanThenDto, nullable: true })
+  plan!: PlanThenDto | null;
+
+  /** The monthly credit allowance of that plan (0 before the organization existed). */
   credits_limit!: number;
 
   /** Live credits of the month (what the allowance counts). */

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { Database, type Queryable } from '../../database/database.js';
 import type { Position } from '../../event-store/event-store.port.js';
 import { formatScaled, toScaled } from './decimal.js';
-import type { LedgerEntryDto, LedgerTotalsDto, UsageReportDto } from './ledger-response.dto.js';
+import type { LedgerEntryDto, LedgerTotalsDto, PlanThenDto, UsageReportDto } from './ledger-response.dto.js';
 import type { LedgerOrder } from './ledger.dto.js';
 import { explainPrice } from './price-explanation.js';
 
@@ -104,10 +104,7 @@ export class LedgerQueries {
   /** Totals and breakdowns of one month, from one snapshot (so that the breakdowns add up to the totals). */
   async usage(orgId: string, month: string): Promise<Omit<UsageReportDto, 'grants' | 'overage'>> {
     return this.snapshot(async (tx) => {
-      const org = await tx.query<{ allowance: string }>(
-        'SELECT monthly_credit_allowance AS allowance FROM organizations WHERE org_id = $1',
-        [orgId],
-      );
+      const plan = await planThen(tx, orgId, month);
       const totals = await tx.query<{ environment: string; credits: string; requests: string }>(
         'SELECT environment, credits, requests FROM monthly_totals WHERE org_id = $1 AND month = $2',
         [orgId, month],
@@ -163,11 +160,12 @@ export class LedgerQueries {
 
       const live = totals.rows.find((r) => r.environment === 'live');
       const test = totals.rows.find((r) => r.environment === 'test');
-      const limit = count(org.rows[0]?.allowance);
+      const limit = plan?.monthly_credit_allowance ?? 0;
       const used = toScaled(live?.credits ?? '0') ?? 0n;
       const remaining = toScaled(limit) ?? 0n;
       return {
         month,
+        plan,
         credits_limit: limit,
         credits_used: credits(live?.credits),
         credits_remaining: Number(formatScaled(remaining > used ? remaining - used : 0n)),
@@ -343,4 +341,59 @@ export class LedgerQueries {
       client.release(broken);
     }
   }
+}
+
+/** The first instant after a month (YYYY-MM), UTC. */
+function monthEnd(month: string): Date {
+  const [year, number] = month.split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(year, number, 1));
+}
+
+/**
+ * The plan that held at the end of `month` (now, for the current month): the last OrganizationCreated or PlanChanged
+ * before it, as the audit log keeps them; null when the month ended before the organization existed. An organization
+ * whose events are not in the audit log (created before it, on EventStoreDB, until `projections rebuild`) has today's.
+ */
+async function planThen(tx: Queryable, orgId: string, month: string): Promise<PlanThenDto | null> {
+  const changes = await tx.query<{ details: Record<string, unknown>; occurred_at: Date; before: boolean }>(
+    `SELECT details, occurred_at, occurred_at < $2 AS before FROM audit_log
+     WHERE org_id = $1 AND action IN ('OrganizationCreated', 'PlanChanged')
+     ORDER BY (occurred_at < $2) DESC, commit_position DESC, prepare_position DESC LIMIT 1`,
+    [orgId, monthEnd(month)],
+  );
+  const change = changes.rows[0];
+  if (change?.before) {
+    const d = change.details as {
+      plan: string;
+      monthly_credit_allowance: number;
+      rate_limit_per_minute: { live: number; test: number };
+    };
+    return {
+      plan: d.plan,
+      monthly_credit_allowance: Number(d.monthly_credit_allowance),
+      rate_limit_per_minute: d.rate_limit_per_minute,
+      since: change.occurred_at.toISOString(),
+    };
+  }
+  if (change) return null;
+  const today = await tx.query<{
+    plan: string;
+    allowance: string;
+    live: number;
+    test: number;
+    created_at: Date;
+  }>(
+    `SELECT plan, monthly_credit_allowance AS allowance, rate_limit_live AS live, rate_limit_test AS test, created_at
+     FROM organizations WHERE org_id = $1`,
+    [orgId],
+  );
+  const org = today.rows[0];
+  return org
+    ? {
+        plan: org.plan,
+        monthly_credit_allowance: Number(org.allowance),
+        rate_limit_per_minute: { live: org.live, test: org.test },
+        since: org.created_at.toISOString(),
+      }
+    : null;
 }
