@@ -124,7 +124,10 @@ describeBrowser('the dashboard, in headless Chromium', () => {
     // The ledger entry, its filters and the CSV export.
     await page.getByRole('link', { name: 'Ledger', exact: true }).click();
     await page.getByRole('heading', { name: 'Ledger of Acme Search' }).waitFor();
-    const entry = page.getByRole('row', { name: /search/ }).filter({ hasText: first.body.request_id as string });
+    // The row's request id is shown shortened, as a link named for the whole id (to the call's page).
+    const entry = page
+      .getByRole('row', { name: /search/ })
+      .filter({ has: page.getByRole('link', { name: `Request ${first.body.request_id as string}`, exact: true }) });
     await entry.waitFor();
     await page.getByLabel('Operation').selectOption('extract');
     await page.getByRole('button', { name: 'Apply filters' }).click();

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { newWebhookSecret, signatureHeader, signatureOf } from './webhook-signature.js';
+import { newWebhookSecret, signatureHeader, signatureOf, verifySignature } from './webhook-signature.js';
 
 describe('webhook signatures', () => {
   test('t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>"> with the endpoint secret', () => {
@@ -16,5 +16,18 @@ describe('webhook signatures', () => {
     const secrets = Array.from({ length: 20 }, newWebhookSecret);
     for (const secret of secrets) expect(secret).toMatch(/^whsec_[0-9A-Za-z]{40}$/);
     expect(new Set(secrets).size).toBe(20);
+  });
+
+  test('a receiver verifies the body, the secret and the time (five minutes either way), in constant time', () => {
+    const secret = newWebhookSecret();
+    const body = '{"id":"e2"}';
+    const at = new Date('2026-11-29T04:00:00Z');
+    const header = signatureHeader(secret, body, at);
+    expect(verifySignature(secret, header, body, at)).toBe(true);
+    expect(verifySignature(secret, header, body, new Date(at.getTime() + 299_000))).toBe(true);
+    expect(verifySignature(secret, header, body, new Date(at.getTime() + 301_000))).toBe(false);
+    expect(verifySignature(secret, header, `${body} `, at)).toBe(false);
+    expect(verifySignature(newWebhookSecret(), header, body, at)).toBe(false);
+    expect(verifySignature(secret, 'v1=abc', body, at)).toBe(false);
   });
 });
