@@ -39,6 +39,12 @@ describeBrowser('the dashboard’s audit log', () => {
       expect(await rows.first().textContent()).toContain('Revoked the key “Nightly batch”');
       expect(await rows.first().textContent()).toContain('ana@audit-screen.test');
       await screenshot(page, `60-audit-${device}`);
+      // The header stays short on a phone (the tabs scroll sideways), and the current tab is in view.
+      const header = await page.locator('header.topbar').boundingBox();
+      expect(header!.height).toBeLessThanOrEqual(device === 'phone' ? 150 : 130);
+      const tab = await page.getByRole('link', { name: 'Audit log' }).boundingBox();
+      expect(tab!.x).toBeGreaterThanOrEqual(0);
+      expect(tab!.x + tab!.width).toBeLessThanOrEqual(viewport.width);
       expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
 
       await page.getByLabel('Action').selectOption('MemberAdded');

@@ -173,6 +173,13 @@ function layout(signedIn: boolean, org?: Organization, active?: string): void {
   const main = h('main', { id: 'main', tabindex: '-1' });
   const footer = h('footer', { class: 'footer' }, h('p', {}, 'Search Ledger API · credits metered by the ledger'));
   root.replaceChildren(header, main, footer);
+  // On a phone the tabs scroll sideways: the current one is brought into view.
+  const current = header.querySelector<HTMLElement>('.tabs [aria-current="page"]');
+  const tabs = current?.closest('ul');
+  if (current && tabs && tabs.scrollWidth > tabs.clientWidth) {
+    const offset = current.getBoundingClientRect().left - tabs.getBoundingClientRect().left;
+    tabs.scrollLeft += offset - (tabs.clientWidth - current.offsetWidth) / 2;
+  }
 }
 
 function orgSwitcher(org?: Organization): Node {

@@ -154,11 +154,14 @@ export async function projectsPage(ctx: Context): Promise<Node> {
           },
         }),
         timeEl(p.created_at),
-        [
+        // One element per cell: on a phone each cell is a grid of its label and one value.
+        h(
+          'span',
+          {},
           navLink(`/orgs/${org.id}/ledger?project_id=${p.id}`, 'Ledger', { 'aria-label': `Ledger of ${p.name}` }),
           ' · ',
           navLink(`/orgs/${org.id}/keys`, 'Keys', { 'aria-label': `Keys of ${p.name}` }),
-        ],
+        ),
       ]),
       { empty: 'No project yet. Create one to add API keys.' },
     ),
