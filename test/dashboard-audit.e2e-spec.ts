@@ -99,6 +99,29 @@ describeBrowser('the dashboard’s audit log', () => {
   }
 
   for (const [device, viewport] of DEVICES) {
+    test(`removing a member (${device}): asked first, then gone, and the log says who`, async () => {
+      const { context, page, errors } = await rig.signedIn(viewport);
+      const address = `eve.${device}@audit-screen.test`;
+      await page.goto(`/dashboard/orgs/${rig.owner.orgId}/members`);
+      await page.getByRole('button', { name: `Remove ${address}` }).click();
+      await page.getByRole('heading', { name: `Remove ${address}?` }).waitFor();
+      await screenshot(page, `61-member-remove-${device}`);
+      await page.getByRole('button', { name: 'Remove member' }).click();
+      await page.getByText(`${address} is no longer a member of`).waitFor();
+      expect(await page.getByRole('button', { name: `Remove ${address}` }).count()).toBe(0);
+      // The owner's row has no Remove button.
+      expect(await page.getByRole('button', { name: 'Remove owner@audit-screen.test' }).count()).toBe(0);
+      expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+      const log = await call(rig.app.url, 'GET', `/orgs/${rig.owner.orgId}/audit-log?action=MemberRemoved`, {
+        token: rig.owner.session,
+      });
+      expect(log.body.entries[0].summary).toBe(`Removed ${address} from the organization`);
+      expect(errors).toEqual([]);
+      await context.close();
+    }, 60_000);
+  }
+
+  for (const [device, viewport] of DEVICES) {
     test(`a key name over 100 characters (${device}) is refused with a reason, never cut`, async () => {
       const { context, page } = await rig.signedIn(viewport);
       await page.goto(`/dashboard/orgs/${rig.owner.orgId}/keys`);

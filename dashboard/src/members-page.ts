@@ -1,6 +1,6 @@
 import { ApiError, type CurrentSession, PLANS, api } from './api.js';
 import type { Context } from './context.js';
-import { field, formatNumber, h, table, timeEl } from './dom.js';
+import { field, formatNumber, h, table, timeEl, uid } from './dom.js';
 import { canManage } from './org-pages.js';
 import { planSpending } from './plan-spending.js';
 
@@ -57,11 +57,12 @@ export async function membersPage(ctx: Context): Promise<Node> {
     h('h2', {}, 'Members'),
     table(
       'Members',
-      ['E-mail', 'Role', 'Added'],
+      canManage(org) ? ['E-mail', 'Role', 'Added', 'Membership'] : ['E-mail', 'Role', 'Added'],
       members.map((m) => [
         m.email,
-        [h('strong', {}, m.role), ' ', h('small', {}, `(${ROLE_HELP[m.role] ?? ''})`)],
+        h('span', {}, h('strong', {}, m.role), ' ', h('small', {}, `(${ROLE_HELP[m.role] ?? ''})`)),
         timeEl(m.added_at),
+        ...(canManage(org) ? [m.role === 'owner' ? h('small', {}, 'the owner stays') : removeButton(ctx, m)] : []),
       ]),
     ),
     canManage(org) ? inviteForm(ctx) : h('p', { class: 'hint' }, 'Owners and admins add members.'),
@@ -215,5 +216,63 @@ function planForm(ctx: Context): HTMLFormElement {
     error,
     submit,
     confirmation,
+  );
+}
+
+/** Takes a member out of the organization, once confirmed: their sessions stop reaching it at once. */
+function removeButton(ctx: Context, member: { user_id: string; email: string }): Node {
+  const org = ctx.org!;
+  const titleId = uid('dialog-title');
+  const error = h('p', { class: 'form-error', role: 'alert' });
+  const open = () => {
+    const dialog = h(
+      'dialog',
+      { class: 'dialog', 'aria-labelledby': titleId },
+      h(
+        'form',
+        { method: 'dialog' },
+        h('h2', { id: titleId }, `Remove ${member.email}?`),
+        h(
+          'p',
+          {},
+          `${member.email} will no longer see ${org.name}, its keys or its usage. The audit log will name you.`,
+        ),
+        error,
+        h(
+          'div',
+          { class: 'dialog-actions' },
+          h('button', { type: 'submit', value: 'cancel', class: 'button secondary', autofocus: true }, 'Cancel'),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'button danger',
+              onclick: async (event: Event) => {
+                const button = event.currentTarget as HTMLButtonElement;
+                button.disabled = true;
+                try {
+                  await api('DELETE', `/orgs/${org.id}/members/${member.user_id}`);
+                  dialog.close();
+                  ctx.navigate(`/orgs/${org.id}/members`, { replace: true });
+                  ctx.flash(`${member.email} is no longer a member of ${org.name}.`);
+                } catch (e) {
+                  error.textContent = e instanceof ApiError ? e.message : 'The member could not be removed.';
+                  button.disabled = false;
+                }
+              },
+            },
+            'Remove member',
+          ),
+        ),
+      ),
+    );
+    dialog.addEventListener('close', () => dialog.remove());
+    document.body.appendChild(dialog);
+    dialog.showModal();
+  };
+  return h(
+    'button',
+    { type: 'button', class: 'button secondary', 'aria-label': `Remove ${member.email}`, onclick: open },
+    'Remove',
   );
 }

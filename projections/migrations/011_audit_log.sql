@@ -2,7 +2,7 @@
 -- event store's order, for GET /orgs/{org_id}/audit-log, its CSV and the dashboard's Audit log. Every column comes
 -- from the event (its data, its metadata's actor and time), never from now(), so a rebuild reproduces the table.
 -- `details` is the event's data without what must never be shown (a key's hash); `previous_role` is kept there for
--- a member added again with another role.
+-- a member added again with another role (none when they had been removed).
 CREATE TABLE audit_log (
   commit_position bigint NOT NULL,
   prepare_position bigint NOT NULL,
@@ -43,8 +43,7 @@ BEGIN
         WHEN e.event_type = 'StatementIssued' THEN e.data->>'month'
         ELSE e.data->>'org_id' END, ''),
       CASE WHEN e.event_type = 'MemberAdded' THEN (e.data - 'key_hash') || jsonb_build_object('previous_role',
-          lag(e.data->>'role') OVER (PARTITION BY e.data->>'org_id', e.data->>'user_id', e.event_type = 'MemberAdded'
-            ORDER BY e.transaction_id, e.global_position))
+          CASE WHEN lag(e.event_type) OVER member = 'MemberAdded' THEN lag(e.data->>'role') OVER member END)
         WHEN e.event_type = 'StatementIssued' THEN jsonb_build_object('month', e.data->'month',
           'billable_credits', e.data->'billable_credits')
         ELSE e.data - 'key_hash' END
@@ -52,6 +51,7 @@ BEGIN
     WHERE e.event_type IN ('OrganizationCreated', 'PlanChanged', 'CreditsGranted', 'CreditGrantRevoked', 'MemberAdded',
       'MemberRemoved', 'ProjectCreated', 'ProjectRenamed', 'ProjectBudgetSet', 'KeyCreated', 'KeyRenamed', 'KeyRevoked',
       'KeyBudgetSet', 'AlertThresholdsSet', 'LedgerAdjusted', 'StatementIssued')
-      AND e.data->>'org_id' IS NOT NULL;
+      AND e.data->>'org_id' IS NOT NULL
+    WINDOW member AS (PARTITION BY e.data->>'org_id', e.data->>'user_id' ORDER BY e.transaction_id, e.global_position);
   END IF;
 END $$;

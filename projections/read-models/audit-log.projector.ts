@@ -6,7 +6,7 @@ import type { Projector } from '../projector.js';
 
 /**
  * The audit log: who did what to which thing of an organization, and when, one row per control-plane event, keyed by
- * its position. The row keeps the event's data (auditDetails: never a key's hash), and for a member added again the role they had.
+ * its position. The row keeps the event's data (auditDetails: never a key's hash), and for a member added again the role they had (none after a removal).
  * Migration 011 filled it from the events appended before it (the same rows this projector writes; a row already
  * there is left as it is).
  */
@@ -25,8 +25,8 @@ export const auditLogProjector: Projector = {
          target_kind, target_id, details)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9,
          CASE WHEN $7 = 'MemberAdded' THEN $10::jsonb || jsonb_build_object('previous_role',
-           (SELECT a.details->>'role' FROM audit_log a
-             WHERE a.org_id = $3::uuid AND a.target_id = $9 AND a.action = 'MemberAdded'
+           (SELECT CASE WHEN a.action = 'MemberAdded' THEN a.details->>'role' END FROM audit_log a
+             WHERE a.org_id = $3::uuid AND a.target_id = $9 AND a.action IN ('MemberAdded', 'MemberRemoved')
                AND (a.commit_position, a.prepare_position) < ($1::bigint, $2::bigint)
              ORDER BY a.commit_position DESC, a.prepare_position DESC LIMIT 1))
          ELSE $10::jsonb END)

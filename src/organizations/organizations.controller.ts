@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, NotFoundException, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, NotFoundException, Param, Post, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ReadYourWrites } from '../../projections/read-your-writes.js';
 import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
 import type { SessionUser } from '../auth/session.service.js';
@@ -10,14 +10,17 @@ import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js
 import { RegisterUserCommand } from '../users/commands/register-user.command.js';
 import { AddMemberCommand } from './commands/add-member.command.js';
 import { CreateOrganizationCommand } from './commands/create-organization.command.js';
+import { RemoveMemberCommand } from './commands/remove-member.command.js';
 import { AddMemberDto, CreateOrganizationDto } from './dto/create-organization.dto.js';
 import {
   AddedMemberDto,
   MemberListDto,
   OrganizationDto,
   OrganizationListDto,
+  RemovedMemberDto,
 } from './dto/organization-response.dto.js';
-import { OrgAccessService } from './org-access.service.js';
+import { MemberInvitations } from './member-invitations.js';
+import { OrgAccessService, isUuid } from './org-access.service.js';
 import { OrganizationViews } from './organization.views.js';
 import { planLimits } from './plans.js';
 
@@ -31,6 +34,7 @@ export class OrganizationsController {
     private readonly views: OrganizationViews,
     private readonly access: OrgAccessService,
     private readonly readYourWrites: ReadYourWrites,
+    private readonly invitations: MemberInvitations,
   ) {}
 
   /** Create an organization (the caller becomes its owner; free plan) */
@@ -103,6 +107,30 @@ export class OrganizationsController {
       new AddMemberCommand(orgId, { userId: user.userId, email: user.email }, body.role, actor),
     );
     if (added.position) await this.readYourWrites.waitFor(added.position);
+    if (added.joined) {
+      const organization = await this.views.getFor(session.userId, orgId);
+      await this.invitations.send(user.email, organization?.name ?? 'an organization', body.role, session.email);
+    }
     return { user_id: user.userId, email: user.email, role: body.role };
+  }
+
+  /** Remove a member (owners and admins): an admin or a plain member; the owner stays */
+  @Delete(':org_id/members/:user_id')
+  @ApiOrgScoped()
+  @ApiOkResponse({ type: RemovedMemberDto })
+  @ApiNotFoundResponse({ description: 'No such member of this organization.', type: ErrorResponseDto })
+  @ApiConflictResponse({ description: 'The owner cannot be removed.', type: ErrorResponseDto })
+  async removeMember(
+    @CurrentSession() session: SessionUser,
+    @Param('org_id') orgId: string,
+    @Param('user_id') userId: string,
+  ): Promise<RemovedMemberDto> {
+    await this.access.requireMember(session.userId, orgId, ['owner', 'admin']);
+    if (!isUuid(userId) || userId !== userId.toLowerCase()) throw new NotFoundException(errorBody('member not found'));
+    const actor = { type: 'user', id: session.userId } as const;
+    const removed = await this.commands.execute(new RemoveMemberCommand(orgId, userId, actor));
+    // Before the answer, the member's sessions stop reaching the organization.
+    await this.readYourWrites.waitFor(removed.position);
+    return { user_id: userId, removed: true };
   }
 }

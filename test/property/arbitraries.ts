@@ -1011,6 +1011,12 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   { method: 'GET', path: '/orgs/{org_id}/members', auth: 'session' },
   { method: 'POST', path: '/orgs/{org_id}/members', auth: 'session', write: 'member', body: addMemberBody },
+  {
+    method: 'DELETE',
+    path: '/orgs/{org_id}/members/{user_id}',
+    auth: 'session',
+    params: { user_id: fc.oneof(fc.uuid(), junkSegment) },
+  },
   { method: 'GET', path: '/orgs/{org_id}/projects', auth: 'session' },
   {
     method: 'POST',

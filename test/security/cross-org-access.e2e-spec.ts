@@ -24,6 +24,8 @@ interface Tenant {
   prefix: string;
   /** The request id of the tenant's one search. */
   requestId: string;
+  /** The owner's user id. */
+  userId: string;
   /** A webhook endpoint of the organization's. */
   webhookId?: string;
 }
@@ -80,6 +82,10 @@ const CASES: Record<string, Case> = {
       { path: orgPath(b, '/members'), body: { email: 'mallory@a.test', role: 'member' } },
     ],
     otherIdsUnderOwnOrg: () => [],
+  },
+  'DELETE /orgs/{org_id}/members/{user_id}': {
+    inOtherOrg: (b) => [{ path: orgPath(b, `/members/${b.userId}`) }],
+    otherIdsUnderOwnOrg: (b, a) => [{ path: orgPath(a, `/members/${b.userId}`) }],
   },
   'GET /orgs/{org_id}/projects': {
     inOtherOrg: (b) => [{ path: orgPath(b, '/projects') }],
@@ -247,7 +253,8 @@ describe('security: cross-organization access and credential confusion', () => {
     expect(created.status).toBe(201);
     const { id: keyId, key, prefix } = created.body;
     // Its request id is the one of its first search, below.
-    return { ...org, email, keyId, key, prefix, requestId: '' };
+    const me = await call(app.url, 'GET', '/auth/session', { token: org.session });
+    return { ...org, email, keyId, key, prefix, requestId: '', userId: me.body.user.id as string };
   }
 
   const ledgerOf = (t: Tenant) => call(app.url, 'GET', orgPath(t, '/ledger'), { token: t.session });

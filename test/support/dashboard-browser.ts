@@ -117,7 +117,7 @@ export async function requestLink(page: Page, smtp: SmtpSink, email: string): Pr
   await page.getByLabel('E-mail address').fill(email);
   await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
   await page.getByRole('heading', { name: 'Check your mail' }).waitFor();
-  const mail = await smtp.waitForMail(email);
+  const mail = await smtp.waitForMail(email, 10_000, SmtpSink.SIGN_IN);
   const link = /(https?:\/\/\S+\/dashboard\/sign-in\?token=[0-9A-Za-z]+)/.exec(mail.text ?? '')?.[1];
   if (!link) throw new Error('no dashboard sign-in link in the mail');
   return signInTokenFrom(mail);

@@ -1,4 +1,4 @@
-import type { SmtpSink } from './smtp-sink.js';
+import { SmtpSink } from './smtp-sink.js';
 import { signInTokenFrom } from './smtp-sink.js';
 
 /**
@@ -42,7 +42,7 @@ export async function call(
 export async function signInByMail(base: string, smtp: SmtpSink, email: string): Promise<string> {
   const asked = await call(base, 'POST', '/auth/magic-link', { body: { email } });
   if (asked.status !== 202) throw new Error(`POST /auth/magic-link answered ${asked.status}`);
-  const mail = await smtp.waitForMail(email);
+  const mail = await smtp.waitForMail(email, 10_000, SmtpSink.SIGN_IN);
   smtp.messages.splice(smtp.messages.indexOf(mail), 1);
   const verified = await call(base, 'POST', '/auth/magic-link/verify', { body: { token: signInTokenFrom(mail) } });
   if (verified.status !== 200) throw new Error(`POST /auth/magic-link/verify answered ${verified.status}`);

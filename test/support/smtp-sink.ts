@@ -37,14 +37,20 @@ export class SmtpSink {
     return new SmtpSink(server, port, messages, waiters);
   }
 
+  /** The subject of sign-in mails: a member who was just invited has an invitation mail too. */
+  static readonly SIGN_IN = /sign-in link/;
+
   get url(): string {
     return `smtp://127.0.0.1:${this.port}`;
   }
 
-  async waitForMail(to: string, timeoutMs = 10_000): Promise<ParsedMail> {
+  /** The latest mail to `to` (whose subject matches `subject`, when given), waiting up to `timeoutMs` for one. */
+  async waitForMail(to: string, timeoutMs = 10_000, subject?: RegExp): Promise<ParsedMail> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const found = [...this.messages].reverse().find((m) => addressesOf(m).includes(to.toLowerCase()));
+      const found = [...this.messages]
+        .reverse()
+        .find((m) => addressesOf(m).includes(to.toLowerCase()) && (!subject || subject.test(m.subject ?? '')));
       if (found) return found;
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`no mail to ${to} within ${timeoutMs} ms`);

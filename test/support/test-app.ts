@@ -85,7 +85,7 @@ export async function call(
 export async function signIn(app: TestApp, smtp: SmtpSink, email: string): Promise<string> {
   const requested = await call(app.url, 'POST', '/auth/magic-link', { body: { email } });
   if (requested.status !== 202) throw new Error(`magic-link request answered ${requested.status}`);
-  const mail = await smtp.waitForMail(email);
+  const mail = await smtp.waitForMail(email, 10_000, SmtpSink.SIGN_IN);
   const verified = await call(app.url, 'POST', '/auth/magic-link/verify', { body: { token: signInTokenFrom(mail) } });
   if (verified.status !== 200) throw new Error(`verify answered ${verified.status}`);
   smtp.messages.splice(smtp.messages.indexOf(mail), 1);

@@ -11,11 +11,11 @@ import { AddMemberCommand } from './add-member.command.js';
 @CommandHandler(AddMemberCommand)
 export class AddMemberHandler implements ICommandHandler<
   AddMemberCommand,
-  { userId: string; position: Position | null }
+  { userId: string; position: Position | null; joined: boolean }
 > {
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
-  async execute(command: AddMemberCommand): Promise<{ userId: string; position: Position | null }> {
+  async execute(command: AddMemberCommand): Promise<{ userId: string; position: Position | null; joined: boolean }> {
     const stream = organizationStream(command.orgId);
     const { state, expectedRevision } = await loadStreamState(
       this.store,
@@ -25,7 +25,7 @@ export class AddMemberHandler implements ICommandHandler<
     );
     if (!state.exists) throw new NotFoundException('organization not found');
     const current = state.members.get(command.user.userId);
-    if (current === command.role) return { userId: command.user.userId, position: null };
+    if (current === command.role) return { userId: command.user.userId, position: null, joined: false };
     // Adding the owner's address again as an admin or a member would demote the owner (an admin could take the
     // organization from its owner, or leave it without one).
     if (current === 'owner') throw new ConflictException(errorBody("the organization's owner keeps the owner role"));
@@ -34,6 +34,6 @@ export class AddMemberHandler implements ICommandHandler<
       data: { org_id: command.orgId, user_id: command.user.userId, email: command.user.email, role: command.role },
     };
     const result = await this.store.appendToStream(stream, [toNewEvent(event, command.actor)], expectedRevision);
-    return { userId: command.user.userId, position: result.position };
+    return { userId: command.user.userId, position: result.position, joined: current === undefined };
   }
 }

@@ -111,3 +111,13 @@ export class AddedMemberDto {
   @ApiProperty({ enum: ['admin', 'member'] })
   role!: string;
 }
+
+@ApiSchema({ name: 'RemovedMember' })
+export class RemovedMemberDto {
+  /** The user who is no longer a member. */
+  @ApiProperty({ format: 'uuid' })
+  user_id!: string;
+
+  /** Always true. */
+  removed!: boolean;
+}
