@@ -233,6 +233,8 @@ describeBrowser('the dashboard manages projects and keys', () => {
       await page.getByText(`Plan changed to ${plan}:`).waitFor();
       const after = await organization();
       expect(after).toMatchObject({ plan, rate_limit_per_minute: { live } });
+      // The message may come while the page shows the new plan is still loading: wait for its figures.
+      await page.locator('#plan dd').first().filter({ hasText: plan }).waitFor();
       expect(await page.locator('#plan dd').allTextContents()).toEqual([
         plan,
         after.monthly_credit_allowance.toLocaleString('en-US'),
