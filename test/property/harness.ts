@@ -508,7 +508,11 @@ export class StoreWatch {
       quotaAfter = await this.quota();
     }
     return {
-      events: result.rows.map((r) => ({ type: r.event_type, stream: r.stream_id, data: r.data })),
+      // What the service's own background work appends meanwhile (an alert crossing earlier charges, a month closing)
+      // is no request's doing.
+      events: result.rows
+        .filter((r) => !BACKGROUND_EVENTS.has(r.event_type))
+        .map((r) => ({ type: r.event_type, stream: r.stream_id, data: r.data })),
       quota: Object.fromEntries(Object.entries(quotaAfter).map(([org, v]) => [org, v - (mark.quota[org] ?? 0)])),
       quotaAfter,
     };
@@ -613,6 +617,9 @@ function freshMcpResults(sent: Sent): number {
   }
   return fresh;
 }
+
+/** Events the service appends on its own, after the fact, whichever request is being sent at the time. */
+const BACKGROUND_EVENTS = new Set(['AlertThresholdCrossed', 'StatementIssued']);
 
 /**
  * The ledger properties: a refused request (any non-2xx) appends no event and moves no counter; a 2xx of a metered
