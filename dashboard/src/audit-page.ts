@@ -1,5 +1,6 @@
 import { type AuditEntry, type AuditLogPage, AUDITED_ACTIONS, api, download } from './api.js';
 import { type Context, navLink } from './context.js';
+import { cursorPager } from './cursor-pager.js';
 import { field, h, preciseTimeEl, table } from './dom.js';
 
 const FILTERS = ['action', 'actor', 'start_date', 'end_date'] as const;
@@ -21,21 +22,7 @@ export async function auditPage(ctx: Context): Promise<Node> {
   const go = (params: URLSearchParams) => ctx.navigate(`/orgs/${org.id}/audit${params.size ? `?${params}` : ''}`);
   const exportStatus = h('p', { class: 'copy-status', role: 'status', 'aria-live': 'polite' });
 
-  const nav = h('nav', { class: 'pager', 'aria-label': 'Audit log pages' });
-  if (cursor) {
-    const back = new URLSearchParams(filters);
-    const last = previous.at(-1);
-    if (last) back.set('cursor', last);
-    for (const p of previous.slice(0, -1)) back.append('prev', p);
-    nav.append(h('button', { type: 'button', class: 'button secondary', onclick: () => go(back) }, '← Newer'));
-  }
-  if (page.next_cursor) {
-    const next = new URLSearchParams(filters);
-    next.set('cursor', page.next_cursor);
-    for (const p of previous) next.append('prev', p);
-    if (cursor) next.append('prev', cursor);
-    nav.append(h('button', { type: 'button', class: 'button secondary', onclick: () => go(next) }, 'Older →'));
-  }
+  const nav = cursorPager('Audit log pages', filters, cursor, previous, page.next_cursor, go);
   const exportCsv = async () => {
     exportStatus.textContent = 'Preparing the CSV…';
     try {

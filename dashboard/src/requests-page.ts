@@ -8,6 +8,7 @@ import {
   download,
 } from './api.js';
 import { type Context, navLink } from './context.js';
+import { cursorPager } from './cursor-pager.js';
 import { field, formatNumber, h, preciseTimeEl, table, uid } from './dom.js';
 import { listProjects } from './org-pages.js';
 
@@ -43,21 +44,7 @@ export async function requestsPage(ctx: Context): Promise<Node> {
   const go = (params: URLSearchParams) => ctx.navigate(`/orgs/${org.id}/requests${params.size ? `?${params}` : ''}`);
   const exportStatus = h('p', { class: 'copy-status', role: 'status', 'aria-live': 'polite' });
 
-  const nav = h('nav', { class: 'pager', 'aria-label': 'Request log pages' });
-  if (cursor) {
-    const back = new URLSearchParams(filters);
-    const last = previous.at(-1);
-    if (last) back.set('cursor', last);
-    for (const p of previous.slice(0, -1)) back.append('prev', p);
-    nav.append(h('button', { type: 'button', class: 'button secondary', onclick: () => go(back) }, '← Newer'));
-  }
-  if (page.next_cursor) {
-    const next = new URLSearchParams(filters);
-    next.set('cursor', page.next_cursor);
-    for (const p of previous) next.append('prev', p);
-    if (cursor) next.append('prev', cursor);
-    nav.append(h('button', { type: 'button', class: 'button secondary', onclick: () => go(next) }, 'Older →'));
-  }
+  const nav = cursorPager('Request log pages', filters, cursor, previous, page.next_cursor, go);
 
   const exportCsv = async () => {
     exportStatus.textContent = 'Preparing the CSV…';
