@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import {
+  closeBrowser,
   buildDashboard,
   hasChromium,
   horizontalOverflow,
@@ -122,7 +123,7 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await closeBrowser(browser);
     await app?.close();
     await site?.stop();
     await smtp?.stop();

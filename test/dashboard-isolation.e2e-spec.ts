@@ -1,5 +1,6 @@
 import type { Browser } from 'playwright-core';
 import {
+  closeBrowser,
   buildDashboard,
   hasChromium,
   launchChromium,
@@ -34,7 +35,7 @@ describeBrowser("the dashboard never shows or changes another organization's key
     expect((await call(app.url, 'POST', '/search', { token: aliceKey.key, body: { query: 'x' } })).status).toBe(200);
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await closeBrowser(browser);
     await app?.close();
     await smtp?.stop();
     if (app) await dropSchema(app.schema);

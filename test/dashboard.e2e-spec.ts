@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { TEST_DATABASE_URL } from './support/test-database.js';
 import { Database } from '../src/database/database.js';
 import {
+  closeBrowser,
   buildDashboard,
   hasChromium,
   horizontalOverflow,
@@ -30,7 +31,7 @@ describeBrowser('the dashboard, in headless Chromium', () => {
     browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await closeBrowser(browser);
     await app?.close();
     await smtp?.stop();
     if (app) await dropSchema(app.schema);

@@ -9,6 +9,7 @@ import {
 } from '../src/organizations/events/organization.events.js';
 import { PLANS } from '../src/organizations/plans.js';
 import {
+  closeBrowser,
   DEVICES,
   buildDashboard,
   hasChromium,
@@ -117,7 +118,7 @@ describe('a month’s usage shows the plan that held then', () => {
           expect(errors).toEqual([]);
           await context.close();
         } finally {
-          await browser.close();
+          await closeBrowser(browser);
         }
       },
       60_000,

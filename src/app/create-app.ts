@@ -20,6 +20,7 @@ import type { InflightRequestTracker } from '../observability/watchdog/event-loo
 import { OpenApiDocumentService } from '../openapi/openapi-document.service.js';
 import { AppModule } from './app.module.js';
 import { REQUEST_ID } from '../http/request-id.js';
+import { watchShutdownHooks } from './shutdown-watch.js';
 
 const BODY_LIMIT = 1024 * 1024;
 
@@ -70,6 +71,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   installJsonBodyGuard(fastify);
   await app.init();
   app.get(OpenApiDocumentService).attach(app);
+  watchShutdownHooks(app, nestLogger);
   return app;
 }
 

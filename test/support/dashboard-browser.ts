@@ -55,12 +55,22 @@ export function dashboardRig(options: { owner: string; env?: Record<string, stri
     rig.owner = await setUpOrganization(rig.app, rig.smtp, options.owner);
   }, 120_000);
   afterAll(async () => {
-    await rig.browser?.close();
+    await closeBrowser(rig.browser);
     await rig.app?.close();
     await rig.smtp?.stop();
     if (rig.app) await dropSchema(rig.app.schema);
   });
   return rig;
+}
+
+/** `browser.close()`, and if it has not ended after 15 s, a line on stderr saying so (a teardown that hangs). */
+export async function closeBrowser(browser: Browser | undefined): Promise<void> {
+  const timer = setTimeout(() => console.error('Chromium has not closed after 15 s'), 15_000);
+  try {
+    await browser?.close();
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Compiles the dashboard's assets (what `npm run build` does too), so that `npm test` alone works on a fresh clone. */

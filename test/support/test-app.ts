@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Type } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../src/app/create-app.js';
+import { pendingShutdownHooks } from '../../src/app/shutdown-watch.js';
 import { type AppConfig, loadConfig } from '../../src/config/app-config.js';
 import { Database, quoteIdent } from '../../src/database/database.js';
 import { SmtpSink, signInTokenFrom } from './smtp-sink.js';
@@ -36,7 +37,22 @@ export async function startTestApp(
   await app.listen(0, options.host ?? '127.0.0.1');
   const port = (app.getHttpServer().address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
-  return { url, app, config, schema, close: () => app.close() };
+  return { url, app, config, schema, close: () => closeNamingWhatHangs(app) };
+}
+
+/** `app.close()`, and if it has not ended after 15 s, a line on stderr naming the shutdown hooks it still waits on. */
+export async function closeNamingWhatHangs(app: NestFastifyApplication): Promise<void> {
+  const timer = setTimeout(() => {
+    const pending = pendingShutdownHooks(app);
+    console.error(
+      `app.close() still waiting after 15 s on ${pending.join(', ') || 'the HTTP server (no hook running)'}`,
+    );
+  }, 15_000);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export async function dropSchema(schema: string): Promise<void> {
