@@ -84,6 +84,16 @@ export class ProjectedChargedTotals implements ChargedTotals {
     return Math.round(Number(rows[0]?.credits ?? 0));
   }
 
+  async budgetLeaseCredits(leaseId: string, orgId: string, month: string): Promise<number> {
+    await this.caughtUp();
+    const { rows } = await this.db.query<{ credits: string | null }>(
+      `SELECT sum(credits) AS credits FROM ledger_entries
+       WHERE org_id = $1 AND billing_month = $2 AND $3 = ANY(budget_leases)`,
+      [orgId, month, leaseId],
+    );
+    return Math.round(Number(rows[0]?.credits ?? 0));
+  }
+
   onPlanChanged(listener: (orgId: string) => void): void {
     this.runner.onEvents((events) => {
       for (const event of events) if (PLAN_EVENTS.has(event.type)) listener(String(event.data.org_id));

@@ -1,6 +1,7 @@
 import { verifyLedger } from '../projections/verify-ledger.js';
 import { Database } from '../src/database/database.js';
 import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
+import { CHARGED_TOTALS, type ChargedTotals } from '../src/metering/charged-totals.port.js';
 import { billingMonth, counterKeys } from '../src/metering/counter-keys.js';
 import { REDIS, type RedisClient } from '../src/redis/redis.module.js';
 import { eventually } from './support/eventually.js';
@@ -241,6 +242,19 @@ describe('budgets across two nodes (services mode: one database, one Redis)', ()
     });
     expect(report.differences).toEqual([]);
     expect(report.ok).toBe(true);
+    // Each charge names the key-budget lease it drew on (one per node at this size): what a dead node's lease
+    // spent is read from them.
+    const charges = await chargesOf(first, org.orgId);
+    const leases = new Set(charges.flatMap((charge) => charge.budget_leases ?? []));
+    expect(charges.every((charge) => Array.isArray(charge.budget_leases) && charge.budget_leases.length === 1)).toBe(
+      true,
+    );
+    const totals = first.app.get<ChargedTotals>(CHARGED_TOTALS);
+    const month = billingMonth(new Date());
+    let spent = 0;
+    for (const lease of leases) spent += await totals.budgetLeaseCredits(lease, org.orgId, month);
+    expect(spent).toBe(10);
+    expect(await totals.budgetLeaseCredits('00000000-0000-4000-8000-0000', org.orgId, month)).toBe(0);
   });
 
   test('a limit set on one node binds on the other as soon as the PATCH answers (key and project)', async () => {

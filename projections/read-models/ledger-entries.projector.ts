@@ -32,12 +32,12 @@ export const ledgerEntriesProjector: Projector = {
     await tx.query(
       `INSERT INTO ledger_entries (commit_position, prepare_position, charge_id, org_id, project_id, key_id,
          key_environment, operation, channel, depth, credits, request_id, idempotency_key, billing_month, occurred_at,
-         counts, pricing, key_name, project_name, corrects_month)
+         counts, pricing, key_name, project_name, corrects_month, budget_leases)
        SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
          ${bookedMonthSql('$14::text', '$15::timestamptz', 'closed')}, $15, $16::jsonb, $17::jsonb,
          (SELECT name FROM ledger_names WHERE kind = 'key' AND id = $6::uuid),
          (SELECT name FROM ledger_names WHERE kind = 'project' AND id = $5::uuid),
-         CASE WHEN closed THEN $14::text END
+         CASE WHEN closed THEN $14::text END, $18::text[]
        FROM (SELECT EXISTS (SELECT 1 FROM statements WHERE org_id = $4::uuid AND month = $14::text) AS closed) AS s
        ON CONFLICT DO NOTHING`,
       [
@@ -58,6 +58,7 @@ export const ledgerEntriesProjector: Projector = {
         occurredAt(event),
         JSON.stringify(d.counts ?? {}),
         d.pricing ? JSON.stringify(d.pricing) : null,
+        d.budget_leases ?? null,
       ],
     );
   },
@@ -79,7 +80,7 @@ async function insertEntries(tx: Queryable, events: readonly RecordedEvent[]): P
     name: 'ledger_entries_insert_many',
     text: `INSERT INTO ledger_entries (commit_position, prepare_position, charge_id, org_id, project_id, key_id,
        key_environment, operation, channel, depth, credits, request_id, idempotency_key, billing_month, occurred_at,
-       counts, pricing, key_name, project_name, corrects_month)
+       counts, pricing, key_name, project_name, corrects_month, budget_leases)
      SELECT (e->>'c')::bigint, (e->>'p')::bigint, e->'d'->>'charge_id', (e->'d'->>'org_id')::uuid,
        (e->'d'->>'project_id')::uuid, (e->'d'->>'key_id')::uuid, e->'d'->>'key_environment', e->'d'->>'operation',
        e->'d'->>'channel', e->'d'->>'depth', (e->'d'->>'credits')::numeric, e->'d'->>'request_id',
@@ -87,7 +88,9 @@ async function insertEntries(tx: Queryable, events: readonly RecordedEvent[]): P
        ${bookedMonthSql("(e->'d'->>'billing_month')", "(e->>'at')::timestamptz", 's.org_id IS NOT NULL')},
        (e->>'at')::timestamptz,
        coalesce(nullif(e->'d'->'counts', 'null'::jsonb), '{}'::jsonb), nullif(e->'d'->'pricing', 'null'::jsonb),
-       k.name, p.name, CASE WHEN s.org_id IS NOT NULL THEN e->'d'->>'billing_month' END
+       k.name, p.name, CASE WHEN s.org_id IS NOT NULL THEN e->'d'->>'billing_month' END,
+       CASE WHEN jsonb_typeof(e->'d'->'budget_leases') = 'array'
+         THEN ARRAY(SELECT jsonb_array_elements_text(e->'d'->'budget_leases')) END
      FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(e, ord)
      LEFT JOIN ledger_names k ON k.kind = 'key' AND k.id = (e->'d'->>'key_id')::uuid
      LEFT JOIN ledger_names p ON p.kind = 'project' AND p.id = (e->'d'->>'project_id')::uuid

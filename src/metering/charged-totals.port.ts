@@ -19,6 +19,8 @@ export interface ChargedTotals {
   chargePosition(chargeId: string): Promise<Position | null>;
   /** Live credits charged in `month` by the calls of one credit lease (their charge ids start with its id). */
   leaseCredits(leaseId: string, orgId: string, month: string): Promise<number>;
+  /** Credits charged in `month` by the calls that drew on one budget lease (their charges name it). */
+  budgetLeaseCredits(leaseId: string, orgId: string, month: string): Promise<number>;
   /**
    * Calls `listener` with the organization of every PlanChanged (and credit grant or revocation), once this node has
    * it projected or seen.

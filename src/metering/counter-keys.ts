@@ -1,3 +1,5 @@
+import type { BudgetScope } from './leases/quota-gate.js';
+
 /**
  * Names of the hot-path counters (Redis keys, or the in-process map's keys in embedded mode).
  * quota: live credits used by an organization in a month, including reservations of calls still running.
@@ -7,8 +9,12 @@
  */
 export const counterKeys = {
   quota: (prefix: string, orgId: string, month: string) => `${prefix}quota:${orgId}:${month}`,
-  /** Credit leases of an organization's month: outstanding credits per lease (see CreditLeases). */
-  leases: (prefix: string, orgId: string, month: string) => `${prefix}leases:${orgId}:${month}`,
+  /**
+   * Credit leases of an organization's month, or of one of its budgets (a key's or a project's): outstanding credits
+   * per lease (see CreditLeases).
+   */
+  leases: (prefix: string, orgId: string, month: string, budget?: BudgetScope) =>
+    `${prefix}leases:${orgId}:${month}${budget ? `:${budget.scope}:${budget.id}` : ''}`,
   /** The receipt of one batch of lease steps (what it answered; kept a day, so that a batch sent again is a no-op). */
   leaseReceipt: (prefix: string, batchId: string) => `${prefix}lease-receipt:${batchId}`,
   keySpend: (prefix: string, keyId: string, month: string) => `${prefix}spend:key:${keyId}:${month}`,

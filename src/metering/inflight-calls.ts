@@ -187,20 +187,28 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
     return calls.size + leases;
   }
 
-  /** A dead node's lease: what the ledger shows it charged stays counted, the rest goes back. */
+  /**
+   * A dead node's lease: what the ledger shows it charged stays counted, the rest goes back. The leases key says
+   * whose: the organization's month (`leases:<org>:<month>`) or a budget of it (`…:<key|project>:<id>`).
+   */
   private async settleLease(journal: string, field: string, leaseId: string, leasesKey: string): Promise<void> {
-    const [orgId, month] = leasesKey.slice(`${this.config.redisPrefix}leases:`.length).split(':');
-    const quotaKey = counterKeys.quota(this.config.redisPrefix, orgId!, month!);
-    const charged = await this.chargedByLease(leaseId, orgId!, month!);
+    const prefix = this.config.redisPrefix;
+    const [orgId, month, scope, id] = leasesKey.slice(`${prefix}leases:`.length).split(':') as string[];
+    let counterKey: string;
+    let charged: number;
+    if (scope === 'key' || scope === 'project') {
+      counterKey =
+        scope === 'key' ? counterKeys.keySpend(prefix, id!, month!) : counterKeys.projectSpend(prefix, id!, month!);
+      charged = await this.totals.budgetLeaseCredits(leaseId, orgId!, month!);
+    } else {
+      counterKey = counterKeys.quota(prefix, orgId!, month!);
+      // Its charges' ids start with the lease's id.
+      charged = await this.totals.leaseCredits(leaseId, orgId!, month!);
+    }
     await runScript(this.redis!, RELEASE_LEASE, {
-      keys: [journal, leasesKey, quotaKey],
+      keys: [journal, leasesKey, counterKey],
       arguments: [field, leaseId, String(charged)],
     });
-  }
-
-  /** The credits charged from a lease: its charges' ids start with the lease's id. */
-  private chargedByLease(leaseId: string, orgId: string, month: string): Promise<number> {
-    return this.totals.leaseCredits(leaseId, orgId, month);
   }
 
   /** Renews the lease, and the membership (in case Redis lost its data and the node set with it). */

@@ -42,7 +42,7 @@ import {
   replayOf,
   usageHeaders,
 } from './pipeline-answers.js';
-import { type BudgetHold, SpendBudgets } from './budgets/spend-budgets.js';
+import { type BudgetLeaseHold, SpendBudgets } from './budgets/spend-budgets.js';
 import { callReceivedAt, noteCallCredits, noteCallKey } from '../request-log/request-log-context.js';
 
 export type { MeteredResponse };
@@ -120,8 +120,8 @@ interface Admitted {
   readonly quota: Quota;
   /** The id its charge will have, once its credits are reserved. */
   chargeId: string | null;
-  /** What it holds in the budgets of its key and project (moved into the charge's changes once priced). */
-  budgets: readonly BudgetHold[];
+  /** What it holds in the budgets of its key and project (charged or given back with the allowance's hold). */
+  budgets: readonly BudgetLeaseHold[];
   /** Its Idempotency-Key, claimed (null without one). */
   claim: Claimed | null;
   /** Set when the charge's outcome is unknown: the claim stays until that is settled. */
@@ -290,7 +290,7 @@ export class MeteringPipeline {
     if (budgets.key === null && budgets.project === null) return;
     let admission;
     try {
-      admission = await this.budgets.reserve(caller.key, month, amount, this.inflight.journal(chargeId));
+      admission = await this.budgets.admit(caller.key, month, amount);
     } catch (error) {
       const used = await this.releaseQuota(admitted).catch(() => ({}));
       throw MeteringException.withHeaders(error, { ...admitted.headers, ...used });
@@ -356,7 +356,7 @@ export class MeteringPipeline {
       items.push({ item: priceClass, credits: unitCredits });
     }
     const credits = items.reduce((sum, item) => sum + item.credits, 0);
-    if (admitted.budgets.length > 0) units.push(...(await this.priceBudgets(admitted, chargeId, credits, units)));
+    const budgetLeases = admitted.budgets.flatMap(({ hold }) => (hold.leaseId === null ? [] : [hold.leaseId]));
     const charge: CreditsCharged = {
       type: 'CreditsCharged',
       data: {
@@ -374,6 +374,7 @@ export class MeteringPipeline {
         billing_month: month,
         counts: outcome.counts,
         pricing: { items, units: price.units },
+        ...(budgetLeases.length > 0 ? { budget_leases: budgetLeases } : {}),
       },
     };
     const body: Record<string, unknown> = { ...outcome.body };
@@ -381,30 +382,6 @@ export class MeteringPipeline {
     if (call.body.include_usage === true) body.usage = { credits, breakdown: items };
     const headers = { ...admitted.headers, ...(quota.hold ? usageHeaders(quota.limit, quota.hold.used) : {}) };
     return { charge, units, response: { status: 200, body, headers } };
-  }
-
-  /**
-   * The budgets' reservations become the call's credits, and from here are changes of its charge like its units.
-   * If that fails (Redis), the units it counted are taken back too: the call goes unbilled.
-   */
-  private async priceBudgets(
-    admitted: Admitted,
-    chargeId: string,
-    credits: number,
-    units: readonly SettledChange[],
-  ): Promise<SettledChange[]> {
-    const journal = this.inflight.journal(chargeId);
-    const holds = admitted.budgets;
-    admitted.budgets = [];
-    try {
-      return await this.budgets.price(holds, credits, journal);
-    } catch (error) {
-      for (const unit of units) {
-        if (journal) await takeBackChange(this.counters, { ...unit, journal }, this.logger);
-        else await this.counters.adjust(unit.key, -unit.amount, null).catch(() => null);
-      }
-      throw error;
-    }
   }
 
   /**
@@ -435,8 +412,9 @@ export class MeteringPipeline {
           chargePosition: (id: string) => this.seeds.chargePosition(id),
           logger: this.logger,
         };
-        const hold = admitted.quota.hold;
-        settleUnknownCharge(deps, { chargeId, journal, credits, hold, changes: priced.units, idempotency });
+        const holds = [admitted.quota.hold, ...admitted.budgets.map((budget) => budget.hold)].filter((h) => h !== null);
+        admitted.budgets = [];
+        settleUnknownCharge(deps, { chargeId, journal, credits, holds, changes: priced.units, idempotency });
         admitted.keepClaim = true;
         throw MeteringException.of(503, MESSAGES.chargeUnknown, headers);
       }
@@ -459,6 +437,7 @@ export class MeteringPipeline {
       .settle(this.inflight.journal(chargeId), priced.units, chargedAt)
       .catch((error: unknown) => this.logger.warn(`settling the counters failed: ${(error as Error).message}`));
     const { quota } = admitted;
+    await this.chargeBudgets(admitted, credits, chargedAt);
     const response = {
       ...priced.response,
       headers: {
@@ -476,6 +455,21 @@ export class MeteringPipeline {
         );
     }
     return response;
+  }
+
+  /** The budgets' holds become the charge's credits (settled in the background with a lease's others). */
+  private async chargeBudgets(
+    admitted: Admitted,
+    credits: number,
+    chargedAt: () => Promise<Position | null>,
+  ): Promise<void> {
+    const holds = admitted.budgets;
+    admitted.budgets = [];
+    for (const { hold } of holds) {
+      await hold
+        .charged(credits, chargedAt)
+        .catch((error: unknown) => this.logger.warn(`settling a budget failed: ${(error as Error).message}`));
+    }
   }
 
   /**
@@ -505,7 +499,7 @@ export class MeteringPipeline {
     if (admitted.budgets.length > 0) {
       const holds = admitted.budgets;
       admitted.budgets = [];
-      await this.budgets.release(holds, this.inflight.journal(admitted.chargeId ?? ''));
+      await this.budgets.releaseLeased(holds);
     }
     const used = (await quota.hold?.release()) ?? (await this.quotas.usedNow(quota.key, quota.seed));
     quota.hold = null;

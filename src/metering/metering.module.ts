@@ -64,7 +64,7 @@ import { UsageController } from './usage.controller.js';
           redis,
           counters,
           journalKey: inflight.journalKey,
-          leasesKey: (orgId, month) => counterKeys.leases(config.redisPrefix, orgId, month),
+          leasesKey: (orgId, month, budget) => counterKeys.leases(config.redisPrefix, orgId, month, budget),
           receiptKey: (batchId) => counterKeys.leaseReceipt(config.redisPrefix, batchId),
           allowanceOf: async (orgId) => (await plans.get(orgId))?.monthlyCreditLimit ?? null,
         });

@@ -8,9 +8,9 @@ import type { QuotaHold } from './leases/quota-gate.js';
 export interface UnknownCharge {
   readonly chargeId: string;
   readonly journal: CounterJournal | null;
-  /** The call's live credits, and their reservation (kept until the outcome is known). */
+  /** The call's credits, and their reservations (the allowance's, the budgets'; kept until the outcome is known). */
   readonly credits: number;
-  readonly hold: QuotaHold | null;
+  readonly holds: readonly QuotaHold[];
   /** What the call holds in each other counter (the charge's units). */
   readonly changes: readonly SettledChange[];
   /** Its Idempotency-Key, still claimed, and the response a retry replays if the charge is in the ledger. */
@@ -48,7 +48,7 @@ export function settleUnknownCharge(deps: UnknownChargeDeps, charge: UnknownChar
     const position = await deps.chargePosition(charge.chargeId);
     if (position) {
       await deps.counters.settle(charge.journal, charge.changes, async () => position);
-      await charge.hold?.charged(charge.credits, async () => position);
+      for (const hold of charge.holds) await hold.charged(charge.credits, async () => position);
       if (charge.idempotency) {
         const { key, fingerprint, response } = charge.idempotency;
         await deps.idempotency.complete(key, fingerprint, response);
@@ -61,7 +61,7 @@ export function settleUnknownCharge(deps: UnknownChargeDeps, charge: UnknownChar
       return false;
     }
     for (const change of charge.changes) await deps.counters.adjust(change.key, -change.amount, charge.journal);
-    await charge.hold?.release();
+    for (const hold of charge.holds) await hold.release();
     if (charge.idempotency) await deps.idempotency.release(charge.idempotency.key);
     deps.logger.log(`charge ${charge.chargeId} of a call answered 503 was not recorded: its reservation is released`);
     return true;

@@ -211,6 +211,72 @@ describe('credit and rate-limit leases across two processes', () => {
     );
   }, 60_000);
 
+  test("a node SIGKILLed while holding a key's and a project's budget leases: the ledger settles them too", async () => {
+    const orgId = await organization('Budgets killed', 1_000, 100_000);
+    const { key, keyId, projectId } = await createProjectAndKey(proxy.url, session, orgId);
+    const limit = async (path: string, credits: number) =>
+      expect(
+        (
+          await call(proxy.url, 'PATCH', `/orgs/${orgId}${path}`, {
+            token: session,
+            body: { monthly_credit_limit: credits },
+          })
+        ).status,
+      ).toBe(200);
+    await limit(`/api-keys/${keyId}`, 40);
+    await limit(`/projects/${projectId}`, 50);
+    const [victim, survivor] = nodes as [AppProcess, AppProcess];
+    for (let i = 0; i < 10; i++)
+      expect((await request(victim.url, '/search', key, { query: `b${i}` })).status).toBe(200);
+    expect(await charged(orgId)).toBe(10);
+    const budgets = [
+      {
+        leases: counterKeys.leases(prefix, orgId, month, { scope: 'key', id: keyId }),
+        counter: counterKeys.keySpend(prefix, keyId, month),
+      },
+      {
+        leases: counterKeys.leases(prefix, orgId, month, { scope: 'project', id: projectId }),
+        counter: counterKeys.projectSpend(prefix, projectId, month),
+      },
+    ];
+    const held = async (leasesKey: string) =>
+      Object.values(await redis.hGetAll(leasesKey)).reduce((sum, v) => sum + Number(v), 0);
+    // The victim took a lease of each budget (no Redis step per call), and holds part of each still.
+    for (const budget of budgets) expect(await held(budget.leases)).toBeGreaterThan(0);
+    await victim.kill();
+    for (const budget of budgets) {
+      await eventually(
+        "the victim's budget leases are given back",
+        () => held(budget.leases),
+        (v) => v === 0,
+        DEAD_NODE_SETTLED_MS,
+        250,
+      );
+      await eventually(
+        'the budget counter holds the ledger',
+        () => redis.get(budget.counter),
+        (v) => v === '10',
+      );
+    }
+    // The survivor spends the rest of the key's budget, to the credit, and is then refused by the key.
+    let answer: Answer;
+    let served = 0;
+    do {
+      answer = await request(survivor.url, '/search', key, { query: `s${served}` });
+      if (answer.status === 200) served++;
+    } while (answer.status === 200 && served < 40);
+    expect(answer.status).toBe(402);
+    expect(answer.body).toMatchObject({ limit: 'key', credits_limit: 40 });
+    expect(await charged(orgId)).toBe(40);
+    await eventually(
+      'the key counter holds the ledger',
+      () => redis.get(budgets[0]!.counter),
+      (v) => v === '40',
+    );
+    // Back on its address for the next test.
+    nodes[0] = await AppProcess.start({ name: 'lease-a', env, port: victim.port });
+  }, 150_000);
+
   test('a node SIGKILLed while holding leases: its unused credits come back within the lease timeout', async () => {
     const allowance = 60;
     const orgId = await organization('Killed', allowance, 100_000);

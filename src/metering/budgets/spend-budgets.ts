@@ -4,14 +4,9 @@ import { isUnavailableDependency } from '../../http/unavailable-dependency.js';
 import type { KeyRecord } from '../../keys/key-record.js';
 import { counterKeys } from '../counter-keys.js';
 import { CounterSeeds } from '../counters/counter-seeds.js';
-import {
-  CREDIT_COUNTERS,
-  type CounterJournal,
-  type CreditCounters,
-  type Seed,
-  type SettledChange,
-} from '../counters/credit-counters.js';
+import { CREDIT_COUNTERS, type CounterJournal, type CreditCounters, type Seed } from '../counters/credit-counters.js';
 import { takeBackChange } from '../counters/take-back-change.js';
+import { QUOTA_GATE, type QuotaGate, type QuotaHold } from '../leases/quota-gate.js';
 
 /** Which limit bit a refused call: the key's, its project's, or the organization's (allowance and what adds to it). */
 export type SpendLimit = 'key' | 'project' | 'organization';
@@ -41,17 +36,33 @@ export interface BudgetHold extends Budget {
   readonly amount: number;
 }
 
-export type BudgetAdmission =
-  | { readonly ok: true; readonly holds: readonly BudgetHold[] }
-  | { readonly ok: false; readonly scope: Budget['scope']; readonly used: number; readonly limit: number };
+export type BudgetAdmission = { readonly ok: true; readonly holds: readonly BudgetHold[] } | BudgetRefusal;
+
+export interface BudgetRefusal {
+  readonly ok: false;
+  readonly scope: Budget['scope'];
+  readonly used: number;
+  readonly limit: number;
+}
+
+/** A live call's reservation in one budget, held through the quota gate (a credit lease in services mode). */
+export interface BudgetLeaseHold {
+  readonly scope: Budget['scope'];
+  readonly hold: QuotaHold;
+}
+
+export type BudgetLeaseAdmission = { readonly ok: true; readonly holds: readonly BudgetLeaseHold[] } | BudgetRefusal;
 
 /**
- * The monthly credit limits of keys and projects (KeyBudgetSet, ProjectBudgetSet), on the same counters as the
- * allowance: a call reserves the most it can cost in the counter of each budget that binds it (the key's own, which
- * counts the credits of the key's environment; its project's, which counts the project's live credits), each an
- * atomic check-and-add, so no budget is ever overspent, however many calls or nodes. Once the call is priced the
- * reservation becomes its credits and is settled (or taken back) with the charge, as a units change is: a node that
- * dies leaves it to the others' sweep (InflightCalls). Keys and projects without a budget cost nothing here.
+ * The monthly credit limits of keys and projects (KeyBudgetSet, ProjectBudgetSet), kept as the allowance is: a call
+ * reserves the most it can cost against each budget that binds it (the key's own, which counts the credits of the
+ * key's environment; its project's, which counts the project's live credits), so no budget is ever overspent,
+ * however many calls or nodes.
+ * - A call of the metering pipeline (`admit`) holds it through the quota gate: from a credit lease of the budget's
+ *   counter in services mode (no network step before the work; the charge names the leases it drew on), from the
+ *   in-process counter in embedded mode.
+ * - A deferred charge (`reserve`) adds it to the counter itself, journaled, and settles it with the charge.
+ * Keys and projects without a budget cost nothing here.
  */
 @Injectable()
 export class SpendBudgets {
@@ -61,7 +72,42 @@ export class SpendBudgets {
     @Inject(CREDIT_COUNTERS) private readonly counters: CreditCounters,
     private readonly seeds: CounterSeeds,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(QUOTA_GATE) private readonly gate: QuotaGate,
   ) {}
+
+  /** Holds `amount` in every budget of the key; the first that it does not fit refuses (the others given back). */
+  async admit(key: KeyRecord, month: string, amount: number): Promise<BudgetLeaseAdmission> {
+    const holds: BudgetLeaseHold[] = [];
+    for (const budget of this.budgetsOf(key, month)) {
+      const id = budget.scope === 'key' ? key.keyId : key.projectId;
+      let admission;
+      try {
+        admission = await this.gate.reserve({
+          key: budget.key,
+          orgId: key.orgId,
+          month,
+          allowance: budget.limit,
+          amount,
+          seed: budget.seed,
+          budget: { scope: budget.scope, id },
+        });
+      } catch (error) {
+        await this.releaseLeased(holds);
+        throw error;
+      }
+      if (!admission.ok) {
+        await this.releaseLeased(holds);
+        return { ok: false, scope: budget.scope, used: admission.used, limit: budget.limit };
+      }
+      holds.push({ scope: budget.scope, hold: admission.hold });
+    }
+    return { ok: true, holds };
+  }
+
+  /** Nothing is charged: what `admit` held goes back. */
+  async releaseLeased(holds: readonly BudgetLeaseHold[]): Promise<void> {
+    for (const { hold } of holds) await hold.release().catch(() => null);
+  }
 
   /** Reserves `amount` in every budget of the key; the first that it does not fit refuses (the others given back). */
   async reserve(
@@ -96,17 +142,6 @@ export class SpendBudgets {
       if (journal) await takeBackChange(this.counters, { key: hold.key, amount: hold.amount, journal }, this.logger);
       else await this.counters.adjust(hold.key, -hold.amount).catch(() => null);
     }
-  }
-
-  /**
-   * The call is priced at `credits`: each reservation becomes that (and so does its journal entry). From here the
-   * budgets' changes are the charge's like its units: settled once it is durable, taken back if it is not.
-   */
-  async price(holds: readonly BudgetHold[], credits: number, journal: CounterJournal | null): Promise<SettledChange[]> {
-    for (const hold of holds) {
-      if (credits !== hold.amount) await this.counters.adjust(hold.key, credits - hold.amount, journal);
-    }
-    return holds.map((hold) => ({ key: hold.key, amount: credits, seed: hold.seed }));
   }
 
   /**

@@ -57,5 +57,7 @@ export type CreditsCharged = DomainEvent<
     /** The counts that priced the call. */
     counts: UsageCounts;
     pricing: { items: PriceItem[]; units: UnitCharge | null };
+    /** The credit leases of the key's and project's budgets the call drew on (absent: none, or no leases). */
+    budget_leases?: string[];
   }
 >;

@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import type { Position } from '../../event-store/event-store.port.js';
 import type { RedisClient } from '../../redis/redis.module.js';
 import { COUNTER_TTL_SECONDS, type CreditCounters, type Seed } from '../counters/credit-counters.js';
-import type { Admission, QuotaGate, QuotaHold, QuotaRequest } from './quota-gate.js';
+import type { Admission, BudgetScope, QuotaGate, QuotaHold, QuotaRequest } from './quota-gate.js';
 import { runScript } from '../../redis/run-script.js';
 import { isUnavailableDependency } from '../../http/unavailable-dependency.js';
 
@@ -20,6 +20,10 @@ import { isUnavailableDependency } from '../../http/unavailable-dependency.js';
  * sweeper (InflightCalls) adds to the counter what the ledger shows was charged from the lease and not settled yet,
  * and drops the rest. The charges of a lease have ids that start with the lease's id (`chargeIdPrefix` + a
  * sequence number), which is how the ledger says what a lease spent.
+ *
+ * Budgets (a key's or a project's monthly limit) are leased the same way, each from its own counter (keySpend,
+ * projectSpend) with its own leases key; a call then holds up to three leases. A charge has one id, so it names the
+ * budget leases it drew on in `budget_leases`, which is how the ledger says what a budget lease spent.
  *
  * Sizes adapt: a lease asked for within a quarter of LEASE_MS of the previous one is twice as large, up to
  * MAX_LEASE, but never more than an eighth of what is left (rounded down to whole calls), nor less than the call
@@ -210,6 +214,8 @@ class Account {
     readonly orgId: string,
     readonly quotaKey: string,
     readonly leasesKey: string,
+    /** A key's or project's budget (undefined: the organization's limit). */
+    readonly budget: BudgetScope | undefined,
   ) {}
 }
 
@@ -218,7 +224,8 @@ export interface CreditLeaseOptions {
   readonly counters: CreditCounters;
   /** The node's journal (InflightCalls). */
   readonly journalKey: string;
-  readonly leasesKey: (orgId: string, month: string) => string;
+  /** The leases of an organization's month, or of one of its budgets. */
+  readonly leasesKey: (orgId: string, month: string, budget?: BudgetScope) => string;
   /** The key of a batch of lease steps' receipt. */
   readonly receiptKey: (batchId: string) => string;
   readonly logger?: Logger;
@@ -308,7 +315,8 @@ export class CreditLeases implements QuotaGate {
   private accountOf(request: QuotaRequest): Account {
     let account = this.accounts.get(request.key);
     if (!account) {
-      account = new Account(request.orgId, request.key, this.options.leasesKey(request.orgId, request.month));
+      const leasesKey = this.options.leasesKey(request.orgId, request.month, request.budget);
+      account = new Account(request.orgId, request.key, leasesKey, request.budget);
       this.accounts.set(request.key, account);
     }
     return account;
@@ -351,6 +359,7 @@ export class CreditLeases implements QuotaGate {
     };
     return {
       chargeId,
+      leaseId: lease.id,
       used: this.usedEstimate(lease.account),
       charged: async (credits: number, chargedAt: () => Promise<Position | null>) => {
         if (done) return this.usedEstimate(lease.account);
@@ -609,7 +618,8 @@ export class CreditLeases implements QuotaGate {
       if (account.leases.length === 0 && !account.refill && now - account.lastGrantAt > this.leaseMs) {
         this.accounts.delete(key);
       }
-      if (account.leases.some((lease) => !lease.retired)) void this.retireUnderOldPlan(account);
+      // A budget's change reaches the node with the key (its cache is invalidated): its next call retires the leases.
+      if (!account.budget && account.leases.some((lease) => !lease.retired)) void this.retireUnderOldPlan(account);
     }
   }
 

@@ -2,13 +2,24 @@ import { randomUUID } from 'node:crypto';
 import type { Position } from '../../event-store/event-store.port.js';
 import type { CreditCounters, Seed } from '../counters/credit-counters.js';
 
-/** What a live call asks of its organization's monthly allowance: the most it can cost. */
+/** The budget a request draws on: a key's or a project's monthly credit limit (none: the organization's). */
+export interface BudgetScope {
+  readonly scope: 'key' | 'project';
+  readonly id: string;
+}
+
+/**
+ * What a call asks of a monthly limit: the most it can cost. The organization's (a live call's allowance, grants and
+ * overage cap), or, with `budget`, its key's or project's.
+ */
 export interface QuotaRequest {
-  /** The quota counter (counterKeys.quota). */
+  /** The counter (counterKeys.quota, or keySpend / projectSpend for a budget). */
   readonly key: string;
   readonly orgId: string;
   readonly month: string;
+  /** The limit the counter must stay within. */
   readonly allowance: number;
+  readonly budget?: BudgetScope;
   readonly amount: number;
   /** Where the counter starts from when it is missing (the read models). */
   readonly seed: Seed;
@@ -21,6 +32,8 @@ export interface QuotaRequest {
  */
 export interface QuotaHold {
   readonly chargeId: string;
+  /** The credit lease the credits came from (null without leases): a budget's is named in the charge. */
+  readonly leaseId: string | null;
   /** Credits used as of the reservation (for the usage headers). */
   readonly used: number;
   /** The charge of `credits` is durable: count it, give back the rest. Returns the credits used after it. */
@@ -65,6 +78,7 @@ export class CounterQuotaGate implements QuotaGate {
       ok: true,
       hold: {
         chargeId: randomUUID(),
+        leaseId: null,
         used: reservation.used,
         async charged(credits) {
           if (credits === amount) return reservation.used;
