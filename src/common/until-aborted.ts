@@ -22,3 +22,14 @@ export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<
     );
   });
 }
+
+/**
+ * `work`, or null as soon as the signal aborts (whatever `work` does meanwhile): for work whose end no longer matters
+ * once its run is over. A rejection of `work` before that still rejects.
+ */
+export function nullWhenAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | null> {
+  return untilAborted(work, signal).catch((error: unknown) => {
+    if (signal.aborted) return null;
+    throw error;
+  });
+}

@@ -1,15 +1,55 @@
 import { setMaxListeners } from 'node:events';
 import type { Fetcher, RobotsPolicy } from '../fetch/fetcher.port.js';
 import type { HostScheduler } from '../fetch/host-scheduler.js';
-import type { CrawlFilters } from './crawl-filters.js';
-import type { PageLink } from './html-outline.js';
+import { nullWhenAborted } from '../common/until-aborted.js';
+import type {
+  FrontierOutcome,
+  FrontierPage,
+  FrontierPlan,
+  FrontierStop,
+  PageCopies,
+  PageVisit,
+  PageVisitor,
+  VisitContext,
+} from './frontier-plan.js';
+import { type Candidate, type Entry, FrontierEntries } from './frontier-entries.js';
 import { LinkQueue } from './link-queue.js';
-import { type PageCategory, categoriesFirst } from './page-categories.js';
+import { categoriesFirst } from './page-categories.js';
 import { keyOf, normalizeUrl } from './normalize-url.js';
 import { type RelevanceFields, type RelevanceRanker, pathOf } from './relevance.js';
-import { parseSitemap } from './sitemap.js';
+import { SiteAccess } from './site-access.js';
 import { isAssetUrl } from './url-kinds.js';
-import { trimEndChars } from '../common/linear-text.js';
+
+export type {
+  FrontierOutcome,
+  FrontierPage,
+  FrontierPlan,
+  FrontierStop,
+  PageCopies,
+  PageVisit,
+  PageVisitor,
+  VisitContext,
+};
+
+const DEFAULT_CONCURRENCY = 8;
+const DEFAULT_PAGE_TIMEOUT_MS = 15_000;
+const DEADLINE_GRACE_MS = 1_000;
+const MAX_SIGNAL_LISTENERS = 500;
+/** With instructions, a run looks at this many times `limit` pages, then keeps the best `limit`. */
+const RANKED_DISCOVERY_FACTOR = 3;
+/** A link's priority adds the relevance of the page that links to it at this weight (its own link score at 1). */
+const PARENT_WEIGHT = 0.5;
+export const MAX_DISCOVERED_PAGES = 3000;
+
+/** The start page was not visited: robots.txt disallows it, or could not be read. */
+export class StartDisallowedError extends Error {
+  readonly code = 'robots_disallowed';
+
+  constructor(reason: string | null) {
+    super(reason ?? 'its robots.txt disallows it');
+    this.name = 'StartDisallowedError';
+  }
+}
 
 /**
  * The frontier map and crawl share. Breadth-first from the start URL, level by level (so results come in a stable
@@ -39,121 +79,6 @@ import { trimEndChars } from '../common/linear-text.js';
  *   level). With instructions the run is best-first instead (see Instructions).
  * - Redirects: a page is known by its final URL; two URLs that land on one page are one result.
  */
-export interface FrontierPlan {
-  /** Normalized start URL. */
-  readonly startUrl: string;
-  readonly maxDepth: number;
-  readonly maxBreadth: number;
-  readonly limit: number;
-  readonly filters: CrawlFilters;
-  /** With the request's instructions: guides the run (best-first) and ranks and filters the results; else null. */
-  readonly ranker: RelevanceRanker | null;
-  /** The results of these kinds first (page-categories.ts); they filter nothing. */
-  readonly categories?: readonly PageCategory[];
-  /** `Date.now()` after which nothing new starts. */
-  readonly deadline: number;
-  readonly mode: 'map' | 'crawl';
-  /** Pages visited at once by this run (the HostScheduler also caps each host). Default 8. */
-  readonly concurrency?: number;
-  /** Time for one page visit. Default 15 s (less when the deadline is nearer). */
-  readonly pageTimeoutMs?: number;
-  /** Called as each page that can be a result is visited (a crawl indexes its pages as they come). */
-  readonly onPage?: (page: FrontierPage<unknown>) => void;
-}
-
-export interface PageVisit<P> {
-  /** Where the page was found in the end (after redirects). */
-  readonly url: string;
-  readonly links: readonly PageLink[];
-  /** The page asks robots not to follow its links. */
-  readonly noFollow?: boolean;
-  readonly title?: string | null;
-  readonly summary?: string | null;
-  readonly content?: string | null;
-  /** The page was read for its links only (its content could not be had): followed, but never a result. */
-  readonly linksOnly?: boolean;
-  /** Taken from the page cache (the local index), not fetched. */
-  readonly fromCache?: boolean;
-  readonly payload: P;
-}
-
-export interface VisitContext {
-  readonly signal: AbortSignal;
-  readonly timeoutMs: number;
-  /** Whether the page's links will be followed (it is above the last level). */
-  readonly followLinks: boolean;
-  /**
-   * Runs the page's request under the run's politeness at its host (slots, crawl-delay). A visitor puts only its
-   * fetch in it, so that the host's slot is free again while the page is extracted: a big page's extraction must not
-   * keep the next pages from being fetched.
-   */
-  readonly politely: <T>(request: () => Promise<T>) => Promise<T>;
-}
-
-/** Fetches (or extracts) one page. Resolves null, or rejects, when the page cannot be had. */
-export type PageVisitor<P> = (url: string, context: VisitContext) => Promise<PageVisit<P> | null>;
-
-/**
- * A copy of a page that stands for its visit (the page cache), asked before the page is fetched: null (or a rejection)
- * visits the page. A copy costs no fetch, so it does not wait for the host's turn or its crawl-delay.
- */
-export type PageCopies<P> = (url: string) => Promise<PageVisit<P> | null>;
-
-export interface FrontierPage<P> {
-  readonly url: string;
-  readonly depth: number;
-  /** Null for a page a map listed without fetching it. */
-  readonly visit: PageVisit<P> | null;
-}
-
-/** Why a run ended before it had every page it found: the limit that stopped it, and what was left. */
-export interface FrontierStop {
-  /** `timeout`: the deadline came first; `limit`: the page limit was reached while more pages were found. */
-  readonly by: 'timeout' | 'limit';
-  /**
-   * Distinct pages found (linked from a visited page within max_depth and max_breadth, or listed in a sitemap, and
-   * passing the filters) that were not visited: waiting at the deadline, not yet read from a visited page's links,
-   * or beyond the limit.
-   */
-  readonly pagesLeft: number;
-}
-
-export interface FrontierOutcome<P> {
-  readonly pages: FrontierPage<P>[];
-  readonly visited: number;
-  readonly failed: number;
-  readonly timedOut: boolean;
-  /** Null when the run found nothing more than it visited (within max_depth). */
-  readonly stop: FrontierStop | null;
-  /** Why the start page could not be visited (what the visitor threw), if it could not. */
-  readonly startError: unknown;
-}
-
-const DEFAULT_CONCURRENCY = 8;
-const DEFAULT_PAGE_TIMEOUT_MS = 15_000;
-const SITEMAP_TIMEOUT_MS = 10_000;
-const DEADLINE_GRACE_MS = 1_000;
-const MAX_SIGNAL_LISTENERS = 500;
-const MAX_SITEMAP_FILES = 10;
-const MAX_SITEMAP_NESTING = 3;
-/** With instructions, a run looks at this many times `limit` pages, then keeps the best `limit`. */
-const RANKED_DISCOVERY_FACTOR = 3;
-/** A link's priority adds the relevance of the page that links to it at this weight (its own link score at 1). */
-const PARENT_WEIGHT = 0.5;
-export const MAX_DISCOVERED_PAGES = 3000;
-/** A crawl-delay beyond this is treated as this (the deadline bounds the crawl anyway). */
-const MAX_CRAWL_DELAY_MS = 30_000;
-
-/** The start page was not visited: robots.txt disallows it, or could not be read. */
-export class StartDisallowedError extends Error {
-  readonly code = 'robots_disallowed';
-
-  constructor(reason: string | null) {
-    super(reason ?? 'its robots.txt disallows it');
-    this.name = 'StartDisallowedError';
-  }
-}
-
 export class Frontier {
   constructor(
     private readonly fetcher: Fetcher,
@@ -166,61 +91,35 @@ export class Frontier {
   }
 }
 
-type EntryState = 'pending' | 'visited' | 'failed' | 'duplicate';
-
-interface Candidate {
-  readonly url: string;
-  readonly anchor: string;
-  readonly score: number;
-  readonly order: number;
-}
-
-interface Entry<P> {
-  url: string;
-  readonly key: string;
-  readonly depth: number;
-  readonly anchors: string[];
-  /** False for a start page the filters exclude: visited for its links, never a result. */
-  readonly listed: boolean;
-  state: EntryState;
-  visit: PageVisit<P> | null;
-  /** Its links have been read for the next level. */
-  linksRead: boolean;
-  /** Resolves once its visit is over (whatever came of it). */
-  readonly settled: Promise<void>;
-  settle: () => void;
-}
-
 class FrontierRun<P> {
-  private readonly entries: Entry<P>[] = [];
-  private readonly byKey = new Map<string, Entry<P>>();
-  /** Final URL keys of visited pages → the entry that holds the page. */
-  private readonly landed = new Map<string, Entry<P>>();
+  private readonly found: FrontierEntries<P>;
   private readonly controller = new AbortController();
   private readonly ranker: RelevanceRanker | null;
   private readonly capacity: number;
   private visited = 0;
   private failed = 0;
   private startError: unknown = null;
-  /** Keys of pages found but not taken because the limit was reached. */
-  private readonly overLimit = new Set<string>();
   /** Workers waiting for the pipelined discovery to add pages (or to end). */
   private wakers: (() => void)[] = [];
   private readonly aborted: Promise<void>;
 
+  private readonly site: SiteAccess;
+
   constructor(
     private readonly plan: FrontierPlan,
     private readonly visitor: PageVisitor<P>,
-    private readonly fetcher: Fetcher,
-    private readonly robots: RobotsPolicy,
-    private readonly scheduler: HostScheduler,
+    fetcher: Fetcher,
+    robots: RobotsPolicy,
+    scheduler: HostScheduler,
     private readonly copies: PageCopies<P> | null,
   ) {
     // Every visit in flight listens to the run's signal, several times over (scheduler, fetch, the run itself).
     setMaxListeners(MAX_SIGNAL_LISTENERS, this.controller.signal);
     this.ranker = plan.ranker?.active ? plan.ranker : null;
     this.capacity = this.ranker ? Math.min(plan.limit * RANKED_DISCOVERY_FACTOR, MAX_DISCOVERED_PAGES) : plan.limit;
+    this.found = new FrontierEntries(plan.mode, this.capacity, () => this.wake());
     this.aborted = new Promise((resolve) => this.signal.addEventListener('abort', () => resolve(), { once: true }));
+    this.site = new SiteAccess(plan, fetcher, robots, scheduler, this.signal);
   }
 
   private get signal(): AbortSignal {
@@ -234,12 +133,12 @@ class FrontierRun<P> {
       Math.max(0, remaining),
     );
     try {
-      const sitemapPages = this.sitemapPages().catch(() => [] as string[]);
+      const sitemapPages = this.site.sitemapPages(this.capacity * 2).catch(() => [] as string[]);
       const start = this.plan.startUrl;
-      if (await this.allowedByRobots(start)) {
-        this.add(start, 0, [], this.plan.filters.admits(new URL(start)));
+      if (await this.site.allowedByRobots(start)) {
+        this.found.add(start, 0, [], this.plan.filters.admits(new URL(start)));
       } else {
-        this.startError = new StartDisallowedError(await this.robots.disallowedBecause(start).catch(() => null));
+        this.startError = new StartDisallowedError(await this.site.disallowedBecause(start));
       }
       if (this.ranker) await this.runBestFirst(sitemapPages);
       else if (this.plan.mode === 'crawl') await this.runPipelined(sitemapPages);
@@ -262,8 +161,9 @@ class FrontierRun<P> {
   /** Level by level (a map without instructions): every page of a level visited, then the next level found from them. */
   private async runByLevel(sitemapPages: Promise<string[]>): Promise<void> {
     for (let depth = 0; depth <= this.plan.maxDepth && !this.signal.aborted; depth++) {
-      const level = this.entries.filter((entry) => entry.depth === depth);
-      const visitLevel = this.plan.mode === 'crawl' || (depth < this.plan.maxDepth && (depth === 0 || this.hasRoom()));
+      const level = this.found.all.filter((entry) => entry.depth === depth);
+      const visitLevel =
+        this.plan.mode === 'crawl' || (depth < this.plan.maxDepth && (depth === 0 || this.found.hasRoom()));
       if (visitLevel) await this.visitAll(level);
       if (depth >= this.plan.maxDepth || this.signal.aborted) continue;
       await this.discoverFrom(level, depth + 1);
@@ -284,7 +184,7 @@ class FrontierRun<P> {
     const queue = new LinkQueue();
     const claimed = new Set<string>();
     const concurrency = Math.max(1, this.plan.concurrency ?? DEFAULT_CONCURRENCY);
-    let wave = [...this.entries];
+    let wave = [...this.found.all];
     let sitemapsRead = false;
     for (;;) {
       await this.visitAll(wave);
@@ -295,19 +195,19 @@ class FrontierRun<P> {
         await this.queueSitemapPages(await Promise.race([sitemapPages, this.aborted.then(() => [])]), queue, claimed);
       }
       wave = [];
-      while (wave.length < concurrency && this.hasRoom() && !this.signal.aborted) {
+      while (wave.length < concurrency && this.found.hasRoom() && !this.signal.aborted) {
         const link = queue.take();
         if (!link) break;
-        if (this.byKey.has(link.key) || this.landed.has(link.key)) continue;
-        wave.push(this.add(link.url, link.depth, link.anchors, true));
+        if (this.found.isKnown(link.key)) continue;
+        wave.push(this.found.add(link.url, link.depth, link.anchors, true));
       }
       if (wave.length === 0 || this.signal.aborted) break;
     }
     for (const link of queue.takeAll()) {
-      if (this.byKey.has(link.key) || this.landed.has(link.key)) continue;
-      if (this.plan.mode === 'map' && this.signal.aborted && this.hasRoom())
-        this.add(link.url, link.depth, link.anchors, true);
-      else this.overLimit.add(link.key);
+      if (this.found.isKnown(link.key)) continue;
+      if (this.plan.mode === 'map' && this.signal.aborted && this.found.hasRoom())
+        this.found.add(link.url, link.depth, link.anchors, true);
+      else this.found.overLimit.add(link.key);
     }
   }
 
@@ -336,10 +236,10 @@ class FrontierRun<P> {
     for (const url of urls) {
       if (this.signal.aborted) return;
       const key = keyOf(url);
-      if (!key || this.byKey.has(key) || this.landed.has(key) || claimed.has(key)) continue;
+      if (!key || this.found.byKey.has(key) || this.found.landed.has(key) || claimed.has(key)) continue;
       const parsed = new URL(url);
       if (isAssetUrl(parsed) || !this.plan.filters.admits(parsed)) continue;
-      if (!(await this.allowedByRobots(url))) continue;
+      if (!(await this.site.allowedByRobots(url))) continue;
       claimed.add(key);
       queue.offer({ url, key, depth: 1, priority: this.ranker!.linkScore(url, ''), anchor: '' });
     }
@@ -355,8 +255,8 @@ class FrontierRun<P> {
     const worker = async () => {
       for (;;) {
         if (this.signal.aborted) return;
-        if (next < this.entries.length) {
-          const entry = this.entries[next++]!;
+        if (next < this.found.all.length) {
+          const entry = this.found.all[next++]!;
           try {
             await this.visit(entry);
           } finally {
@@ -372,12 +272,12 @@ class FrontierRun<P> {
       try {
         for (let depth = 0; depth < this.plan.maxDepth && !this.signal.aborted; depth++) {
           // Complete: the discovery of this level (and the sitemap pages, at depth 1) is over.
-          const level = this.entries.filter((entry) => entry.depth === depth);
+          const level = this.found.all.filter((entry) => entry.depth === depth);
           const claimed = new Set<string>();
           for (const parent of level) {
             await Promise.race([parent.settled, this.aborted]);
             if (this.signal.aborted) return;
-            for (const candidate of await this.linksOf(parent, claimed)) this.take(candidate, depth + 1);
+            for (const candidate of await this.linksOf(parent, claimed)) this.found.take(candidate, depth + 1);
           }
           if (depth === 0) await this.addSitemapPages(await Promise.race([sitemapPages, this.aborted.then(() => [])]));
         }
@@ -394,53 +294,6 @@ class FrontierRun<P> {
     const wakers = this.wakers;
     this.wakers = [];
     for (const wake of wakers) wake();
-  }
-
-  /** Adds a found page at `depth` when there is room; remembers it as left over when there is not. */
-  private take(candidate: { url: string; anchor: string }, depth: number): void {
-    if (!this.hasRoom()) {
-      this.overLimit.add(keyOf(candidate.url)!);
-      return;
-    }
-    this.add(candidate.url, depth, candidate.anchor ? [candidate.anchor] : [], true);
-  }
-
-  /** A crawl whose limit is reached (a crawl's room never comes back; a map's may, as its pages fail). */
-  private isFull(): boolean {
-    return this.plan.mode === 'crawl' && !this.hasRoom();
-  }
-
-  /** Room for one more result (map: pages listed and not failed; crawl: pages taken on). */
-  private hasRoom(): boolean {
-    let count = 0;
-    for (const entry of this.entries) {
-      if (!entry.listed) continue;
-      if (this.plan.mode === 'map' && (entry.state === 'failed' || entry.state === 'duplicate')) continue;
-      count++;
-    }
-    return count < this.capacity;
-  }
-
-  private add(url: string, depth: number, anchors: readonly string[], listed: boolean): Entry<P> {
-    const key = keyOf(url)!;
-    let settle!: () => void;
-    const settled = new Promise<void>((resolve) => (settle = resolve));
-    const entry: Entry<P> = {
-      url,
-      key,
-      depth,
-      anchors: [...anchors],
-      listed,
-      state: 'pending',
-      visit: null,
-      linksRead: false,
-      settled,
-      settle,
-    };
-    this.entries.push(entry);
-    this.byKey.set(key, entry);
-    this.wake();
-    return entry;
   }
 
   private async visitAll(level: Entry<P>[]): Promise<void> {
@@ -461,7 +314,7 @@ class FrontierRun<P> {
 
   private async visit(entry: Entry<P>): Promise<void> {
     if (entry.state !== 'pending') return;
-    if (this.landed.has(entry.key)) {
+    if (this.found.landed.has(entry.key)) {
       entry.state = 'duplicate';
       return;
     }
@@ -478,9 +331,9 @@ class FrontierRun<P> {
           signal: this.signal,
           timeoutMs: budget,
           followLinks: entry.depth < this.plan.maxDepth,
-          politely: (request) => this.politely(entry.url, request),
+          politely: (request) => this.site.politely(entry.url, request),
         };
-        visit = await untilAborted(this.visitor(entry.url, context), this.signal);
+        visit = await nullWhenAborted(this.visitor(entry.url, context), this.signal);
       }
     } catch (error) {
       if (entry.depth === 0) this.startError = error;
@@ -497,13 +350,13 @@ class FrontierRun<P> {
     this.visited++;
     const final = normalizeUrl(visit.url) ?? entry.url;
     const finalKey = keyOf(final) ?? entry.key;
-    const holder = this.landed.get(finalKey);
+    const holder = this.found.landed.get(finalKey);
     if (holder && holder !== entry) {
       entry.state = 'duplicate';
       holder.anchors.push(...entry.anchors);
       return;
     }
-    this.landed.set(finalKey, entry);
+    this.found.landed.set(finalKey, entry);
     if (finalKey !== entry.key) {
       const finalUrl = new URL(final);
       if (entry.depth === 0) {
@@ -513,13 +366,13 @@ class FrontierRun<P> {
         this.failed++;
         return;
       }
-      const twin = this.byKey.get(finalKey);
+      const twin = this.found.byKey.get(finalKey);
       if (twin && twin !== entry && twin.state === 'pending') {
         twin.state = 'duplicate';
         entry.anchors.push(...twin.anchors);
       }
       // Later links to the final URL are links to this page.
-      this.byKey.set(finalKey, entry);
+      this.found.byKey.set(finalKey, entry);
     }
     entry.url = final;
     entry.state = 'visited';
@@ -534,7 +387,7 @@ class FrontierRun<P> {
   /** The page cache's copy of the page, if it has one the run may take (never waits past the run's end). */
   private async copyOf(url: string): Promise<PageVisit<P> | null> {
     if (!this.copies) return null;
-    return untilAborted(this.copies(url), this.signal).catch(() => null);
+    return nullWhenAborted(this.copies(url), this.signal).catch(() => null);
   }
 
   /**
@@ -542,7 +395,7 @@ class FrontierRun<P> {
    * candidates one by one, and would otherwise wait for each unknown site's robots.txt in turn.
    */
   private prefetchRobots(entry: Entry<P>): void {
-    if (!entry.visit || entry.visit.noFollow || this.isFull()) return;
+    if (!entry.visit || entry.visit.noFollow || this.found.isFull()) return;
     const own = new URL(entry.url).origin;
     const origins = new Map<string, string>();
     let seen = 0;
@@ -554,11 +407,11 @@ class FrontierRun<P> {
       } catch {
         continue;
       }
-      if (this.byKey.has(keyOf(link.url) ?? '') || isAssetUrl(url) || !this.plan.filters.admits(url)) continue;
+      if (this.found.byKey.has(keyOf(link.url) ?? '') || isAssetUrl(url) || !this.plan.filters.admits(url)) continue;
       seen++;
       if (url.origin !== own && !origins.has(url.origin)) origins.set(url.origin, link.url);
     }
-    for (const url of origins.values()) void this.allowedByRobots(url);
+    for (const url of origins.values()) void this.site.allowedByRobots(url);
   }
 
   /** The next level: from each visited page of this one, up to `max_breadth` new links, within the limit. */
@@ -566,7 +419,7 @@ class FrontierRun<P> {
     const chosen: Candidate[] = [];
     const claimed = new Set<string>();
     for (const parent of level) chosen.push(...(await this.linksOf(parent, claimed)));
-    for (const candidate of chosen) this.take(candidate, depth);
+    for (const candidate of chosen) this.found.take(candidate, depth);
   }
 
   /**
@@ -577,16 +430,17 @@ class FrontierRun<P> {
     parent.linksRead = true;
     if (parent.state !== 'visited' || !parent.visit || parent.visit.noFollow) return [];
     const candidates = this.candidatesOf(parent.visit, claimed, true);
-    if (this.isFull()) {
+    if (this.found.isFull()) {
       // A full crawl takes nothing more: its links are only counted as left over (robots.txt not asked).
-      for (const candidate of candidates.slice(0, this.plan.maxBreadth)) this.overLimit.add(keyOf(candidate.url)!);
+      for (const candidate of candidates.slice(0, this.plan.maxBreadth))
+        this.found.overLimit.add(keyOf(candidate.url)!);
       return [];
     }
     if (this.ranker) candidates.sort((a, b) => b.score - a.score || a.order - b.order);
     const chosen: Candidate[] = [];
     for (const candidate of candidates) {
       if (chosen.length >= this.plan.maxBreadth) break;
-      if (!(await this.allowedByRobots(candidate.url))) continue;
+      if (!(await this.site.allowedByRobots(candidate.url))) continue;
       claimed.add(keyOf(candidate.url)!);
       chosen.push(candidate);
     }
@@ -600,7 +454,7 @@ class FrontierRun<P> {
     for (const link of visit.links) {
       const key = keyOf(link.url);
       if (!key) continue;
-      const known = this.byKey.get(key);
+      const known = this.found.byKey.get(key);
       if (known) {
         if (noteAnchors && link.text && known.anchors.length < 10) known.anchors.push(link.text);
         continue;
@@ -622,13 +476,13 @@ class FrontierRun<P> {
    * robots.txt not asked).
    */
   private stopReason(timedOut: boolean, ranked: readonly Entry<P>[]): FrontierStop | null {
-    const left = new Set([...this.overLimit].filter((key) => !this.byKey.has(key)));
+    const left = new Set([...this.found.overLimit].filter((key) => !this.found.byKey.has(key)));
     for (const entry of ranked.slice(this.plan.limit)) left.add(entry.key);
     if (!timedOut) return left.size > 0 ? { by: 'limit', pagesLeft: left.size } : null;
-    for (const entry of this.entries) {
+    for (const entry of this.found.all) {
       if (entry.listed && entry.state === 'pending' && this.plan.mode === 'crawl') left.add(entry.key);
     }
-    for (const entry of this.entries) {
+    for (const entry of this.found.all) {
       if (entry.linksRead || entry.state !== 'visited' || !entry.visit || entry.depth >= this.plan.maxDepth) continue;
       if (entry.visit.noFollow) continue;
       const candidates = this.candidatesOf(entry.visit, left, false).slice(0, this.plan.maxBreadth);
@@ -641,96 +495,16 @@ class FrontierRun<P> {
     for (const url of urls) {
       if (this.signal.aborted) return;
       const key = keyOf(url);
-      if (!key || this.byKey.has(key) || this.landed.has(key) || this.overLimit.has(key)) continue;
+      if (!key || this.found.byKey.has(key) || this.found.landed.has(key) || this.found.overLimit.has(key)) continue;
       const parsed = new URL(url);
       if (isAssetUrl(parsed) || !this.plan.filters.admits(parsed)) continue;
-      if (!this.hasRoom()) {
+      if (!this.found.hasRoom()) {
         // Past the limit: counted as left over (robots.txt not asked), not added.
-        this.overLimit.add(key);
+        this.found.overLimit.add(key);
         continue;
       }
-      if (!(await this.allowedByRobots(url))) continue;
-      this.add(url, 1, [], true);
-    }
-  }
-
-  /** Runs a request to `url`'s host through the shared HostScheduler, spaced by the site's crawl-delay. */
-  private async politely<T>(url: string, task: () => Promise<T>): Promise<T> {
-    const delay = await this.robots.crawlDelayMs(new URL(url).origin).catch(() => null);
-    return this.scheduler.run(url, task, { delayMs: Math.min(delay ?? 0, MAX_CRAWL_DELAY_MS), signal: this.signal });
-  }
-
-  private async allowedByRobots(url: string): Promise<boolean> {
-    try {
-      return await this.robots.isAllowed(url);
-    } catch {
-      return false;
-    }
-  }
-
-  /**
-   * The pages of the start URL's sitemaps that lie on its site and under its directory, in sitemap order. Sitemaps
-   * come from robots.txt and /sitemap.xml; index files are followed (a few levels, a few files).
-   */
-  private async sitemapPages(): Promise<string[]> {
-    const start = new URL(this.plan.startUrl);
-    const fromRobots = await this.robots.sitemaps(start.origin).catch(() => [] as string[]);
-    const queue: { url: string; nesting: number; listedInRobots: boolean }[] = [];
-    const queued = new Set<string>();
-    const enqueue = (url: string, nesting: number, listedInRobots: boolean) => {
-      const normalized = normalizeUrl(url, start);
-      if (!normalized || queued.has(normalized)) return;
-      queued.add(normalized);
-      queue.push({ url: normalized, nesting, listedInRobots });
-    };
-    for (const url of fromRobots) enqueue(url, 0, true);
-    enqueue(`${start.origin}/sitemap.xml`, 0, false);
-
-    const scope = directoryOf(start.pathname);
-    const pages: string[] = [];
-    const wanted = this.capacity * 2;
-    let files = 0;
-    while (queue.length > 0 && files < MAX_SITEMAP_FILES && pages.length < wanted && !this.signal.aborted) {
-      const file = queue.shift()!;
-      if (!file.listedInRobots && !(await this.allowedByRobots(file.url))) continue;
-      files++;
-      const body = await this.fetchSitemap(file.url);
-      if (!body) continue;
-      const sitemap = parseSitemap(body, file.url);
-      if (sitemap.kind === 'index') {
-        // Depth first: an index's sitemaps are read before the next file of the queue.
-        if (file.nesting < MAX_SITEMAP_NESTING) {
-          const before = queue.length;
-          for (const loc of sitemap.locs) enqueue(loc, file.nesting + 1, true);
-          queue.unshift(...queue.splice(before));
-        }
-        continue;
-      }
-      for (const loc of sitemap.locs) {
-        const url = new URL(loc);
-        if (this.plan.filters.isExternal(url) || !inDirectory(url.pathname, scope)) continue;
-        pages.push(loc);
-        if (pages.length >= wanted) break;
-      }
-    }
-    return pages;
-  }
-
-  private async fetchSitemap(url: string): Promise<Buffer | null> {
-    const timeoutMs = Math.min(SITEMAP_TIMEOUT_MS, this.plan.deadline - Date.now());
-    if (timeoutMs <= 0) return null;
-    try {
-      const resource = await this.politely(url, () =>
-        this.fetcher.fetch(url, {
-          timeoutMs,
-          signal: this.signal,
-          maxBytes: 50 * 1024 * 1024,
-          accept: 'application/xml,text/xml;q=0.9,text/plain;q=0.5,*/*;q=0.1',
-        }),
-      );
-      return resource.body;
-    } catch {
-      return null;
+      if (!(await this.site.allowedByRobots(url))) continue;
+      this.found.add(url, 1, [], true);
     }
   }
 
@@ -753,7 +527,7 @@ class FrontierRun<P> {
   }
 
   private relevant(): Entry<P>[] {
-    const kept = this.entries.filter((entry) => this.isResult(entry));
+    const kept = this.found.all.filter((entry) => this.isResult(entry));
     if (!this.ranker) return kept;
     const fields = new Map<string, RelevanceFields>();
     for (const entry of kept) {
@@ -774,26 +548,4 @@ class FrontierRun<P> {
       .slice(0, this.plan.limit)
       .map((entry) => ({ url: entry.url, depth: entry.depth, visit: entry.visit }));
   }
-}
-
-/** The visit, or null as soon as the run is aborted (a visitor that ignores the signal cannot hold the run up). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | null> {
-  if (signal.aborted) return Promise.resolve(null);
-  return new Promise<T | null>((resolve, reject) => {
-    const onAbort = () => resolve(null);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-/** `/docs/` for `/docs/`, `/docs/intro.html` and `/docs` (a last segment without a dot is a directory). */
-function directoryOf(pathname: string): string {
-  const lastSlash = pathname.lastIndexOf('/');
-  const last = pathname.slice(lastSlash + 1);
-  const directory = last.includes('.') ? pathname.slice(0, lastSlash + 1) : `${trimEndChars(pathname, '/')}/`;
-  return directory || '/';
-}
-
-function inDirectory(pathname: string, directory: string): boolean {
-  return directory === '/' || pathname.startsWith(directory) || `${pathname}/` === directory;
 }
