@@ -103,7 +103,7 @@ describe('credit leases against a counter Redis dropped without its lease', () =
     };
 
     // What a retry timer does when another pass already sent what it was kept for: a pass over an empty queue.
-    await (leases as unknown as { flush(): Promise<void> }).flush();
+    await (leases as unknown as { steps: { flush(): Promise<void> } }).steps.flush();
 
     const admission = await leases.reserve(request);
     if (!admission.ok) throw new Error('the call must fit');
