@@ -1,5 +1,8 @@
 import { ChangePlanCommand } from '../organizations/commands/change-plan.command.js';
-import { CreateOrganizationCommand, DEFAULT_PROJECT_NAME } from '../organizations/commands/create-organization.command.js';
+import {
+  CreateOrganizationCommand,
+  DEFAULT_PROJECT_NAME,
+} from '../organizations/commands/create-organization.command.js';
 import type { Overage } from '../organizations/events/organization.events.js';
 import { PLAN_NAMES, type PlanName, planLimits } from '../organizations/plans.js';
 import { RegisterUserCommand } from '../users/commands/register-user.command.js';
