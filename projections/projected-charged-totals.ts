@@ -24,10 +24,18 @@ export class ProjectedChargedTotals implements ChargedTotals {
   ) {}
 
   liveCredits(orgId: string, month: string): Promise<SeedValue> {
+    return this.environmentCredits(orgId, month, 'live');
+  }
+
+  testCredits(orgId: string, month: string): Promise<SeedValue> {
+    return this.environmentCredits(orgId, month, 'test');
+  }
+
+  private environmentCredits(orgId: string, month: string, environment: 'live' | 'test'): Promise<SeedValue> {
     return this.snapshot(async (client) => {
       const result = await client.query<{ credits: string }>(
-        `SELECT credits FROM monthly_totals WHERE org_id = $1 AND month = $2 AND environment = 'live'`,
-        [orgId, month],
+        'SELECT credits FROM monthly_totals WHERE org_id = $1 AND month = $2 AND environment = $3',
+        [orgId, month, environment],
       );
       return Math.round(Number(result.rows[0]?.credits ?? 0));
     });

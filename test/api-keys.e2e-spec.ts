@@ -53,7 +53,7 @@ describe('/orgs/{org_id}/api-keys', () => {
       });
     });
 
-    test('a test key with chosen scopes and a basic-depth limit; the project defaults to the first one', async () => {
+    test('a test key with chosen scopes and a basic-depth limit; the project defaults to the first one, "Default"', async () => {
       const created = await call(app.url, 'POST', keysPath(owner.orgId), {
         token: owner.session,
         body: {
@@ -66,8 +66,11 @@ describe('/orgs/{org_id}/api-keys', () => {
       });
       expect(created.status).toBe(201);
       expect(created.body.key).toMatch(/^sk_test_/);
+      const projects = await call(app.url, 'GET', `/orgs/${owner.orgId}/projects`, { token: owner.session });
+      // The organization was created with "Default"; setUpOrganization then made "Main".
+      expect(projects.body.projects.map((p: { name: string }) => p.name)).toEqual(['Default', 'Main']);
       expect(created.body).toMatchObject({
-        project_id: owner.projectId,
+        project_id: projects.body.projects[0].id,
         scopes: ['search', 'extract'],
         depth_limit: 'basic',
       });

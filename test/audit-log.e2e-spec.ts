@@ -83,7 +83,7 @@ describe('the audit log', () => {
     await eventually(
       'the audit log holds every action',
       () => entries(),
-      (list) => list.length === 14,
+      (list) => list.length === 15,
     );
   }, 90_000);
 
@@ -108,6 +108,8 @@ describe('the audit log', () => {
       'Added ana@audit.test as an admin',
       `Created the test key “=HYPERLINK("http://evil.test")” (${key.prefix}…)`,
       'Created the project “Main”',
+      // Every organization is created with its default project, recorded as any project's creation.
+      'Created the project “Default”',
       'Added owner@audit.test as an owner',
       'Created the organization “owner@audit.test org” on the free plan: 1,000 credits a month, 100 live and 20 test requests a minute',
     ]);
@@ -178,6 +180,7 @@ describe('the audit log', () => {
     // Another organization's log holds its own actions only.
     const theirs = await call(app.url, 'GET', `/orgs/${stranger.orgId}/audit-log`, { token: stranger.session });
     expect((theirs.body.entries as Entry[]).map((e) => e.action)).toEqual([
+      'ProjectCreated',
       'ProjectCreated',
       'MemberAdded',
       'OrganizationCreated',

@@ -25,7 +25,11 @@ describe('operator CLI', () => {
   const createOrg = async (...flags: string[]) => {
     const result = await cli('org', 'create', '--json', ...flags);
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    return JSON.parse(result.stdout) as { id: string; monthly_credit_allowance: number };
+    return JSON.parse(result.stdout) as {
+      id: string;
+      monthly_credit_allowance: number;
+      default_project: { id: string; name: string };
+    };
   };
   const createProject = async (orgId: string) => {
     const result = await cli('project', 'create', orgId, '--name', 'Web');
@@ -152,14 +156,16 @@ describe('operator CLI', () => {
     const projectId = await createProject(org.id);
     expect(projectId).toMatch(UUID);
     const projects = JSON.parse((await cli('project', 'list', org.id, '--json')).stdout) as { id: string }[];
-    expect(projects.map((p) => p.id)).toEqual([projectId]);
+    // Every organization is created with a project of its own, "Default" (ProjectCreated, as any project).
+    expect(org.default_project.name).toBe('Default');
+    expect(projects.map((p) => p.id)).toEqual([org.default_project.id, projectId]);
     expect((await cli('project', 'list')).stdout).toContain(projectId);
 
     const renamed = await cli('project', 'rename', org.id, projectId, '--name', 'Storefront', '--json');
     expect(renamed).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(renamed.stdout)).toEqual({ id: projectId, org_id: org.id, name: 'Storefront' });
     const listed = JSON.parse((await cli('project', 'list', org.id, '--json')).stdout) as { name: string }[];
-    expect(listed.map((p) => p.name)).toEqual(['Storefront']);
+    expect(listed.map((p) => p.name)).toEqual(['Default', 'Storefront']);
     expect(await cli('project', 'rename', org.id, projectId, '--name', 'Storefront')).toMatchObject({ code: 0 });
     const elsewhere = await cli('project', 'rename', (await createOrg('--name', 'Other')).id, projectId, '--name', 'X');
     expect(elsewhere).toMatchObject({ code: 1, stderr: expect.stringMatching(/project not found/) });

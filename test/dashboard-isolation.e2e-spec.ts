@@ -46,7 +46,7 @@ describeBrowser("the dashboard never shows or changes another organization's key
     await signInInBrowser(page, smtp, 'bob@b.test');
     await page.getByLabel('Organization name').fill('Bob Ltd');
     await page.getByRole('button', { name: 'Create organization' }).click();
-    await page.getByRole('heading', { name: 'Projects of Bob Ltd' }).waitFor();
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
 
     // The organization switcher lists only Bob's.
     const options = await page.getByLabel('Organization').locator('option').allTextContents();

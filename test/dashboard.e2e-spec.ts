@@ -72,10 +72,17 @@ describeBrowser('the dashboard, in headless Chromium', () => {
     expect(await page.evaluate<string>('document.cookie')).not.toContain('sess_');
     await screenshot(page, '03-organizations-empty');
 
-    // An organization (there is none yet), then a project.
+    // An organization (there is none yet): it comes with a project, so its keys page offers a first key at once.
     await page.getByLabel('Organization name').fill('Acme Search');
     await page.getByRole('button', { name: 'Create organization' }).click();
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    await page.getByText('Organization “Acme Search” created, with a first project').waitFor();
+    await page.getByRole('heading', { name: 'Your first key' }).waitFor();
+    await screenshot(page, '03b-first-key-offered');
+    // Another project, which the key below goes in.
+    await page.getByRole('link', { name: 'Projects', exact: true }).click();
     await page.getByRole('heading', { name: 'Projects of Acme Search' }).waitFor();
+    await page.getByRole('row', { name: /Default/ }).waitFor();
     await page.getByLabel('Project name').fill('Backend');
     await page.getByRole('button', { name: 'Create project' }).click();
     await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
@@ -229,10 +236,6 @@ describeBrowser('the dashboard, in headless Chromium', () => {
     await tabTo(page, 'form input[name="name"]');
     await page.keyboard.type('Keyboard Inc');
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Projects of Keyboard Inc' }).waitFor();
-    await tabTo(page, 'form input[name="name"]');
-    await page.keyboard.type('Web');
-    await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
 
     await tabTo(page, 'form input[name="name"]');
@@ -257,6 +260,27 @@ describeBrowser('the dashboard, in headless Chromium', () => {
     await context.close();
   }, 60_000);
 
+  test('at 1280 px, a new organization’s first key is one click: live, every scope, in its project “Default”', async () => {
+    const { context, page, errors } = await newPage(browser, app);
+    await signInInBrowser(page, smtp, 'first@dash.test');
+    await page.getByLabel('Organization name').fill('First Steps');
+    await page.getByRole('button', { name: 'Create organization' }).click();
+    await page.getByRole('heading', { name: 'Your first key' }).waitFor();
+    await page.getByRole('button', { name: 'Create my first key' }).click();
+    const key = await page.getByLabel('API key', { exact: true }).inputValue();
+    expect(key).toMatch(/^sk_live_/);
+    expect((await search(key)).status).toBe(200);
+    const row = page.getByRole('row', { name: /First key/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('Default');
+    expect(await row.textContent()).toContain('search, verticals, extract, map, crawl, mcp, research');
+    expect(await page.getByRole('heading', { name: 'Your first key' }).count()).toBe(0);
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    await screenshot(page, '15-first-key-created');
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 60_000);
+
   test('at 360 px wide, every page fits without horizontal scrolling', async () => {
     const { context, page, errors } = await newPage(browser, app, { width: 360, height: 740 });
     await page.goto('/dashboard');
@@ -266,12 +290,16 @@ describeBrowser('the dashboard, in headless Chromium', () => {
     await signInInBrowser(page, smtp, 'phone@dash.test');
     await page.getByLabel('Organization name').fill('A rather long organization name for a phone');
     await page.getByRole('button', { name: 'Create organization' }).click();
-    await page.getByLabel('Project name').fill('Mobile');
-    await page.getByRole('button', { name: 'Create project' }).click();
-    await page.getByLabel('Key name').fill('Phone key with quite a long name');
-    await page.getByRole('button', { name: 'Create key' }).click();
+    // The first key in one step: the organization came with its project.
+    await page.getByRole('heading', { name: 'Your first key' }).waitFor();
+    expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+    await screenshot(page, '20b-phone-first-key');
+    await page.getByRole('button', { name: 'Create my first key' }).click();
     const key = await page.getByLabel('API key', { exact: true }).inputValue();
+    expect(key).toMatch(/^sk_live_/);
     expect((await search(key)).status).toBe(200);
+    await page.getByRole('row', { name: /First key/ }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Your first key' }).count()).toBe(0);
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
     await screenshot(page, '21-phone-keys');
     for (const [tab, heading, shot] of [

@@ -1,5 +1,6 @@
 import { Database } from '../src/database/database.js';
 import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
+import { organizationStream } from '../src/organizations/events/organization.events.js';
 import { projectStream } from '../src/projects/events/project.events.js';
 import { READ_MODEL_PROJECTORS, READ_MODELS_CHECKPOINT } from '../projections/read-models/index.js';
 import { rebuildReadModels } from '../projections/rebuild.js';
@@ -37,6 +38,24 @@ describe('/orgs/{org_id}/projects/{project_id}', () => {
   });
 
   describe('200', () => {
+    test('a new organization comes with a project "Default": a ProjectCreated by its creator, a key needs nothing more', async () => {
+      const session = await signIn(app, smtp, 'fresh@projects.test');
+      const created = await call(app.url, 'POST', '/orgs', { token: session, body: { name: 'Fresh' } });
+      expect(created.status).toBe(201);
+      const orgId = created.body.id as string;
+      const listed = await projects({ ...owner, orgId, session });
+      expect(listed.map((p) => p.name)).toEqual(['Default']);
+      const stream = await events(listed[0]!.id);
+      expect(stream.map((e) => e.type)).toEqual(['ProjectCreated']);
+      expect(stream[0]!.data).toEqual({ project_id: listed[0]!.id, org_id: orgId, name: 'Default' });
+      const [orgCreated] = await app.app.get<EventStore>(EVENT_STORE).readStream(organizationStream(orgId));
+      expect(stream[0]!.metadata).toMatchObject({ actor: { type: 'user', id: orgCreated!.data.created_by } });
+      // The first key, in one step: its project is the default one.
+      const key = await call(app.url, 'POST', `/orgs/${orgId}/api-keys`, { token: session, body: { name: 'first' } });
+      expect(key.status).toBe(201);
+      expect(key.body.project_id).toBe(listed[0]!.id);
+    });
+
     test('renames in place (trimmed), as a ProjectRenamed event; the listing shows it at once', async () => {
       const renamed = await rename('  Backend services ');
       expect(renamed.status).toBe(200);

@@ -169,11 +169,14 @@ describe('research: 200', () => {
     const usedBefore = await creditsUsed(r);
     const submitted = await r.submit({ input: 'tidal power', model: 'pro' }, { key });
     expect(submitted.status).toBe(200);
-    expect(Number(submitted.headers.get('x-credits-used'))).toBe(usedBefore);
+    // A test key's usage headers count the test credits: none charged yet, and nothing reserved.
+    expect(Number(submitted.headers.get('x-credits-used'))).toBe(0);
     await r.settled(submitted.body.request_id, { key });
     const [charge] = await chargesFor(r, submitted.body.request_id);
     expect(charge).toMatchObject({ key_environment: 'test', operation: 'research', depth: 'pro' });
     expect(await creditsUsed(r)).toBe(usedBefore);
+    const viaTest = await call(r.app.url, 'GET', '/usage', { token: key });
+    expect(Number(viaTest.headers.get('x-credits-used'))).toBe(charge!.credits);
   });
 
   test('GET /usage counts research in research_usage; the ledger lists it by operation', async () => {

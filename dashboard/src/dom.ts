@@ -93,7 +93,7 @@ export function table(
   caption: string,
   columns: string[],
   rows: Child[][],
-  options: { empty?: string; footer?: Child[] } = {},
+  options: { empty?: string; footer?: Child[]; className?: string } = {},
 ): Node {
   if (rows.length === 0) return h('p', { class: 'empty' }, options.empty ?? 'Nothing yet.');
   return h(
@@ -101,7 +101,7 @@ export function table(
     { class: 'table-wrap' },
     h(
       'table',
-      { class: 'responsive' },
+      { class: options.className ? `responsive ${options.className}` : 'responsive' },
       h('caption', { class: 'visually-hidden' }, caption),
       h(
         'thead',

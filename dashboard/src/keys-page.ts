@@ -1,3 +1,4 @@
+import { firstKeyCard } from './first-key.js';
 import { quickstart } from './quickstart.js';
 import { type ApiKey, type Project, SCOPES, api } from './api.js';
 import { type Context, navLink } from './context.js';
@@ -16,6 +17,8 @@ export async function keysPage(ctx: Context): Promise<Node> {
   const manage = canManage(org);
   const reveal = h('div', { class: 'reveal-slot' });
   const list = h('div', {});
+  const reload = async () =>
+    renderList(ctx, list, (await api<{ keys: ApiKey[] }>('GET', `/orgs/${org.id}/api-keys`)).keys, projects);
   const page = h(
     'div',
     {},
@@ -26,6 +29,12 @@ export async function keysPage(ctx: Context): Promise<Node> {
       'Keys authenticate calls to the search API. A key is shown once, when it is created; after that only its prefix.',
     ),
     reveal,
+    manage && keys.length === 0 && projects[0]
+      ? firstKeyCard(org.id, projects[0], (created) => {
+          showOnce(reveal, created);
+          void reload();
+        })
+      : null,
     manage && projects.length > 0 ? createForm(ctx, projects, reveal, list) : null,
     manage && projects.length === 0
       ? h(

@@ -4,6 +4,7 @@ import { field, formatMonth, formatNumber, h, preciseTimeEl, table, uid } from '
 import { listProjects } from './org-pages.js';
 import { thisMonth } from './usage-page.js';
 import { requestLink } from './requests-page.js';
+import { cursorPager } from './cursor-pager.js';
 import { navLink } from './context.js';
 
 const PAGE_SIZES = ['25', '50', '100'];
@@ -43,27 +44,21 @@ export async function ledgerPage(ctx: Context): Promise<Node> {
   const entries = page.totals.live.entries + page.totals.test.entries;
   const pageNumber = cursor ? previous.length + 2 : 1;
   const pages = Math.max(1, Math.ceil(entries / pageSize));
-  // An empty view has no pages to number and nothing to export.
-  const nav = h(
-    'nav',
-    { class: 'pager', 'aria-label': 'Ledger pages' },
-    entries > 0 ? h('span', { id: 'page-number' }, `Page ${formatNumber(pageNumber)} of ${formatNumber(pages)}`) : null,
-  );
-  if (cursor) {
-    const back = new URLSearchParams(filters);
-    const before = previous.slice(0, -1);
-    const last = previous.at(-1);
-    if (last) back.set('cursor', last);
-    for (const p of before) back.append('prev', p);
-    nav.append(h('button', { type: 'button', class: 'button secondary', onclick: () => go(back) }, '← Previous page'));
-  }
-  if (page.next_cursor) {
-    const next = new URLSearchParams(filters);
-    next.set('cursor', page.next_cursor);
-    for (const p of previous) next.append('prev', p);
-    if (cursor) next.append('prev', cursor);
-    nav.append(h('button', { type: 'button', class: 'button secondary', onclick: () => go(next) }, 'Next page →'));
-  }
+  // Above the table and below it, so that a long page need not be scrolled through to turn it. An empty view has no
+  // pages to number and nothing to export.
+  const pager = (label: string, numberId?: string) =>
+    cursorPager(label, filters, cursor, previous, page.next_cursor, go, {
+      back: '← Previous page',
+      forward: 'Next page →',
+      status:
+        entries > 0
+          ? h(
+              'span',
+              { id: numberId, class: 'page-number' },
+              `Page ${formatNumber(pageNumber)} of ${formatNumber(pages)}`,
+            )
+          : null,
+    });
 
   return h(
     'div',
@@ -84,6 +79,7 @@ export async function ledgerPage(ctx: Context): Promise<Node> {
       exportButton('Export audit CSV', 'audit', 'Every stored column, event-store positions included.'),
       exportStatus,
     ),
+    pager('Ledger pages', 'page-number'),
     table(
       'Ledger entries',
       ['Time (UTC)', 'Operation', 'Credits', 'Price', 'Project', 'Key', 'Environment', 'Request id'],
@@ -98,7 +94,7 @@ export async function ledgerPage(ctx: Context): Promise<Node> {
             : null,
         ),
         formatNumber(Number(e.credits)),
-        h('span', { class: 'price' }, e.price_explanation),
+        priceCell(e.price_explanation),
         // One element per cell: on a phone each cell is a grid of its label and one value.
         h('span', {}, e.project_name ?? e.project_id, renamedTo(e.project_name_now)),
         h(
@@ -112,9 +108,9 @@ export async function ledgerPage(ctx: Context): Promise<Node> {
         h('span', { class: `badge env-${e.key_environment}` }, e.key_environment),
         requestLink(org.id, requestOf(e.request_id)),
       ]),
-      { empty: emptyText(filters, month) },
+      { empty: emptyText(filters, month), className: 'ledger-table' },
     ),
-    nav,
+    pager('Ledger pages, at the bottom'),
   );
 
   function exportButton(label: string, format: 'finance' | 'audit', title: string): Node {
@@ -144,6 +140,14 @@ export async function ledgerPage(ctx: Context): Promise<Node> {
   }
 }
 
+/**
+ * The price in words, on one line (cut short with an ellipsis) until opened: a page of charges stays a row per
+ * charge. Opening it (a click, Enter, or a tap) shows the whole explanation; a pointer's hover shows it too.
+ */
+function priceCell(explanation: string): Node {
+  return h('details', { class: 'price' }, h('summary', { title: explanation }, explanation));
+}
+
 /** The call a charge belongs to: an MCP request's tool calls are charged as `<request id>:<n>`. */
 const requestOf = (chargedAs: string) => chargedAs.replace(/:\d+$/, '');
 
@@ -168,7 +172,7 @@ const period = (month: string) => (month === ALL_MONTHS ? 'every month' : format
 
 /** The names as charged come first; today's name, when the key or project was renamed since, beside them. */
 function renamedTo(now: string | null): Node | null {
-  return now === null ? null : h('small', { class: 'renamed' }, `now: ${now}`);
+  return now === null ? null : h('small', { class: 'renamed', title: `now: ${now}` }, `now: ${now}`);
 }
 
 function emptyText(filters: URLSearchParams, month: string): string {

@@ -87,8 +87,8 @@ export async function organizationsPage(ctx: Context): Promise<Node> {
       post: (name) => api('POST', '/orgs', { name }),
       done: (org) => {
         void ctx.refreshOrgs().then(() => {
-          ctx.navigate(`/orgs/${org.id}/projects`);
-          ctx.flash(`Organization “${org.name}” created. Next, create a project.`);
+          ctx.navigate(`/orgs/${org.id}/keys`);
+          ctx.flash(`Organization “${org.name}” created, with a first project. Next, create a key.`);
         });
       },
     }),

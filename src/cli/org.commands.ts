@@ -1,5 +1,8 @@
 import { ChangePlanCommand } from '../organizations/commands/change-plan.command.js';
-import { CreateOrganizationCommand } from '../organizations/commands/create-organization.command.js';
+import {
+  CreateOrganizationCommand,
+  DEFAULT_PROJECT_NAME,
+} from '../organizations/commands/create-organization.command.js';
 import type { Overage } from '../organizations/events/organization.events.js';
 import { PLAN_NAMES, type PlanName, planLimits } from '../organizations/plans.js';
 import { RegisterUserCommand } from '../users/commands/register-user.command.js';
@@ -80,6 +83,7 @@ const create: CliCommand = {
           plan: planName,
           ...limits,
           owner: owner ? { user_id: owner.userId, email: owner.email } : null,
+          default_project: { id: created.defaultProjectId, name: DEFAULT_PROJECT_NAME },
         });
       } else {
         ctx.out(created.orgId);

@@ -8,7 +8,6 @@ import { CreateKeyCommand } from '../keys/commands/create-key.command.js';
 import { KEY_SCOPES } from '../keys/events/key.events.js';
 import { CreateOrganizationCommand } from '../organizations/commands/create-organization.command.js';
 import { planLimits } from '../organizations/plans.js';
-import { CreateProjectCommand } from '../projects/commands/create-project.command.js';
 import { RegisterUserCommand } from '../users/commands/register-user.command.js';
 
 export const DEMO_SEED_STREAM = 'system-demo_seed';
@@ -43,16 +42,15 @@ export class DemoSeedService {
         actor,
       ),
     );
-    const project = await this.commands.execute(new CreateProjectCommand(org.orgId, 'Default project', actor));
     const key = await this.commands.execute(
-      new CreateKeyCommand(org.orgId, project.projectId, 'Demo key', 'live', [...KEY_SCOPES], null, actor),
+      new CreateKeyCommand(org.orgId, org.defaultProjectId, 'Demo key', 'live', [...KEY_SCOPES], null, actor),
     );
     try {
       await this.store.appendToStream(
         DEMO_SEED_STREAM,
         [
           toNewEvent(
-            { type: 'DemoSeeded', data: { org_id: org.orgId, project_id: project.projectId, key_id: key.keyId } },
+            { type: 'DemoSeeded', data: { org_id: org.orgId, project_id: org.defaultProjectId, key_id: key.keyId } },
             actor,
           ),
         ],

@@ -9,6 +9,8 @@ import type { SeedValue } from './counters/credit-counters.js';
 export interface ChargedTotals {
   /** The organization's live credits charged in `month`, and the position of the store that total is as of. */
   liveCredits(orgId: string, month: string): Promise<SeedValue>;
+  /** The organization's test credits charged in `month` (no allowance counts them), and the position they are as of. */
+  testCredits(orgId: string, month: string): Promise<SeedValue>;
   /** One key's credits charged in `month` (of its environment), and the position of the store that total is as of. */
   keyCredits(orgId: string, keyId: string, month: string): Promise<SeedValue>;
   /** A project's live credits charged in `month`, and the position of the store that total is as of. */

@@ -8,7 +8,7 @@ import { retryWhileUnavailable } from './retry-while-unavailable.js';
 import { isUnavailableDependency } from '../http/unavailable-dependency.js';
 import { parseApiKey } from '../keys/api-key-secret.js';
 import { KeyLookupService } from '../keys/key-lookup.service.js';
-import type { KeyScope } from '../keys/events/key.events.js';
+import type { KeyEnvironment, KeyScope } from '../keys/events/key.events.js';
 import type { KeyRecord } from '../keys/key-record.js';
 import { ChargeWriter } from './charge-writer.js';
 import { billingMonth, counterKeys } from './counter-keys.js';
@@ -93,13 +93,18 @@ export interface SubmittedWork {
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-/** A live call's quota: its counter, its reservation once made. */
+/**
+ * A call's quota: its counter, its reservation once made (live keys). Test keys reserve nothing; their usage headers
+ * count the organization's test credits this month, so that a test call never shows the live total.
+ */
 interface Quota {
-  /** Live keys reserve; test keys only show the organization's live usage. */
   readonly live: boolean;
   readonly key: string;
   readonly limit: number;
+  /** Where the environment's total starts from (the read models): live or test credits this month. */
   readonly seed: Seed;
+  /** The credits used this month of the caller's environment, as this node knows them. */
+  readonly used: () => Promise<number>;
   hold: QuotaHold | null;
 }
 
@@ -189,15 +194,15 @@ export class MeteringPipeline {
           const admission = await this.deferred.reserve(reservation, quota.limit, caller.key);
           if (!admission.ok) {
             const orgUsed = admission.limit === 'organization' ? admission.used : null;
-            const used = orgUsed ?? (await this.quotas.usedNow(quota.key, quota.seed).catch(() => null));
+            const used = orgUsed ?? (await quota.used().catch(() => null));
             const headers = { ...admitted.headers, ...(used === null ? {} : usageHeaders(quota.limit, used)) };
             throw limitReached(headers, admission.limit, admission.used, admission.size);
           }
-          used = admission.used;
+          if (quota.live) used = admission.used;
           return reservation;
         },
       });
-      used ??= await this.quotas.usedNow(quota.key, quota.seed);
+      used ??= await quota.used();
       const response: MeteredResponse = {
         status: submitted.status,
         body: submitted.body,
@@ -244,15 +249,21 @@ export class MeteringPipeline {
     const { headers } = await this.rateLimit(caller);
     const receivedAt = callReceivedAt() ?? new Date();
     const month = billingMonth(receivedAt);
-    const { orgId, environment } = caller.key;
-    const quota: Quota = {
-      live: environment === 'live',
-      key: counterKeys.quota(this.config.redisPrefix, orgId, month),
-      limit: caller.plan.monthlyCreditLimit,
-      seed: () => this.seeds.liveCredits(orgId, month),
-      hold: null,
-    };
+    const quota = this.quotaOf(caller, month);
     return { caller, headers, receivedAt, month, quota, chargeId: null, budgets: [], claim: null, keepClaim: false };
+  }
+
+  private quotaOf(caller: Caller, month: string): Quota {
+    const { orgId, environment } = caller.key;
+    const key = counterKeys.quota(this.config.redisPrefix, orgId, month);
+    const limit = caller.plan.monthlyCreditLimit;
+    if (environment === 'live') {
+      const seed = () => this.seeds.liveCredits(orgId, month);
+      return { live: true, key, limit, seed, used: () => this.quotas.usedNow(key, seed), hold: null };
+    }
+    // No counter counts test credits: the read models do, once they include every charge stored (this call's too).
+    const seed = () => this.seeds.testCredits(orgId, month);
+    return { live: false, key, limit, seed, used: async () => (await seed()).value, hold: null };
   }
 
   /** The Idempotency-Key: a replay answers at once; otherwise the key is this call's until it is done. */
@@ -482,9 +493,7 @@ export class MeteringPipeline {
     chargedAt: () => Promise<Position | null>,
   ): Promise<number> {
     try {
-      return quota.hold
-        ? await quota.hold.charged(credits, chargedAt)
-        : await this.quotas.usedNow(quota.key, quota.seed);
+      return quota.hold ? await quota.hold.charged(credits, chargedAt) : await quota.used();
     } catch (error) {
       this.logger.warn(`reading the credits used after a durable charge failed: ${(error as Error).message}`);
       const seeded = await quota.seed().catch(() => null);
@@ -501,13 +510,17 @@ export class MeteringPipeline {
       admitted.budgets = [];
       await this.budgets.releaseLeased(holds);
     }
-    const used = (await quota.hold?.release()) ?? (await this.quotas.usedNow(quota.key, quota.seed));
+    const used = (await quota.hold?.release()) ?? (await quota.used());
     quota.hold = null;
     return usageHeaders(quota.limit, used);
   }
 
-  /** The organization's live credits used this month, as this node knows them (usage headers, GET /usage). */
-  creditsUsed(orgId: string, month: string): Promise<number> {
+  /**
+   * The organization's credits used this month in one environment, as this node knows them (usage headers, GET
+   * /usage): live from the quota counter, test from the read models.
+   */
+  creditsUsed(orgId: string, month: string, environment: KeyEnvironment = 'live'): Promise<number> {
+    if (environment === 'test') return this.seeds.testCredits(orgId, month).then((seeded) => seeded.value);
     return this.quotas.usedNow(counterKeys.quota(this.config.redisPrefix, orgId, month), () =>
       this.seeds.liveCredits(orgId, month),
     );
@@ -553,7 +566,7 @@ export class MeteringPipeline {
     const headers = rateLimitHeaders(decision);
     if (!decision.allowed) {
       const month = billingMonth(new Date());
-      const used = await this.creditsUsed(caller.key.orgId, month);
+      const used = await this.creditsUsed(caller.key.orgId, month, caller.key.environment);
       throw rateLimited(caller.plan.monthlyCreditLimit, decision, used);
     }
     return { headers };

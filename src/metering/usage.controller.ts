@@ -17,6 +17,7 @@ import { isUuid } from '../organizations/org-access.service.js';
 import { billingMonth } from './counter-keys.js';
 import { CreditGrantViews } from './grants/credit-grant-views.js';
 import { MeteringPipeline } from './metering-pipeline.js';
+import { usageHeaders } from './pipeline-answers.js';
 import { takeApiKey } from './take-api-key.js';
 
 const OPERATIONS = ['search', 'extract', 'crawl', 'map', 'research'] as const;
@@ -72,12 +73,10 @@ export class UsageController {
     const spending = await this.grantViews.spending(orgId, month);
     // The allowance and the grants are the plan's credits; past them, pay-as-you-go (Tavily's paygo_*).
     const paygoUsage = Math.round(spending.overageCredits);
-    void reply.headers({
-      ...headers,
-      'X-Credits-Limit': String(limit),
-      'X-Credits-Used': String(planUsage),
-      'X-Credits-Remaining': String(Math.max(0, limit - planUsage)),
-    });
+    // The headers count the key's environment, as on every metered call; the body's account is the plan's (live).
+    const { environment } = caller.key;
+    const headerUsage = environment === 'live' ? planUsage : await this.pipeline.creditsUsed(orgId, month, environment);
+    void reply.headers({ ...headers, ...usageHeaders(limit, headerUsage) });
     return {
       key: { usage: sum(keyOps), limit: caller.key.budgets.key, ...perOperation(keyOps) },
       account: {

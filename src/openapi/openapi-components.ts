@@ -24,7 +24,11 @@ export const HEADERS = {
   'X-RateLimit-Limit': { description: 'Requests per minute allowed to the key.', schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer' } },
   'X-Credits-Limit': { description: "The organization's monthly credit allowance.", schema: { type: 'number' } },
-  'X-Credits-Used': { description: 'Credits used this month, including this call.', schema: { type: 'number' } },
+  'X-Credits-Used': {
+    description:
+      'Credits used this month, including this call, in the environment of the key (a test key: test credits).',
+    schema: { type: 'number' },
+  },
   'X-Credits-Remaining': { description: 'Credits left this month.', schema: { type: 'number' } },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
   'Idempotent-Replayed': {

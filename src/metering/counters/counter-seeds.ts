@@ -19,6 +19,10 @@ export class CounterSeeds {
     return this.totals.liveCredits(orgId, month);
   }
 
+  testCredits(orgId: string, month: string): Promise<SeedValue> {
+    return this.totals.testCredits(orgId, month);
+  }
+
   keyCredits(orgId: string, keyId: string, month: string): Promise<SeedValue> {
     return this.totals.keyCredits(orgId, keyId, month);
   }

@@ -3,8 +3,14 @@ import type { Actor } from '../../event-store/domain-event.js';
 import type { Position } from '../../event-store/event-store.port.js';
 import type { PlanLimits, PlanName } from '../plans.js';
 
+/** The name of the project every organization is created with. */
+export const DEFAULT_PROJECT_NAME = 'Default';
+
 export interface CreatedOrganization {
   readonly orgId: string;
+  /** The project it is created with (DEFAULT_PROJECT_NAME). */
+  readonly defaultProjectId: string;
+  /** Of the last event appended (the default project's): read models that include it include the organization. */
   readonly position: Position;
 }
 
