@@ -23,6 +23,11 @@ import { REQUEST_ID } from '../http/request-id.js';
 import { watchShutdownHooks } from './shutdown-watch.js';
 
 const BODY_LIMIT = 1024 * 1024;
+/**
+ * A close waits for the requests in flight this long at most: then the connections left (a client that does not read
+ * its response, a request that never ends) are closed, so that a SIGTERM always ends.
+ */
+const CLOSE_GRACE_MS = 10_000;
 
 export interface CreateAppOptions {
   /** Where the JSON log lines go (stdout by default); tests pass a stream that captures them. */
@@ -69,6 +74,20 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   installRequestObservability(fastify, logger, app.get(Metrics, { strict: false }), options.watchdog ?? null);
   installJsonOnlyRoutes(fastify);
   installJsonBodyGuard(fastify);
+  let closeGrace: NodeJS.Timeout | undefined;
+  fastify.addHook('preClose', (done) => {
+    const cutOff = () => {
+      nestLogger.warn(`closing the connections still open ${CLOSE_GRACE_MS} ms after the close began`, 'Shutdown');
+      fastify.server.closeAllConnections();
+    };
+    closeGrace = setTimeout(cutOff, CLOSE_GRACE_MS).unref();
+    done();
+  });
+  // Once every request in flight has ended.
+  fastify.addHook('onClose', (_instance, done) => {
+    clearTimeout(closeGrace);
+    done();
+  });
   await app.init();
   app.get(OpenApiDocumentService).attach(app);
   watchShutdownHooks(app, nestLogger);
