@@ -6,6 +6,7 @@ import { Database } from '../src/database/database.js';
 import { migrate } from '../src/database/migrator.js';
 import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
 import { REDIS, type RedisClient } from '../src/redis/redis.module.js';
+import { parseCsv } from './support/csv.js';
 import { eventually, sleep } from './support/eventually.js';
 import { changePlan, chargesOf, grantCredits, meteredOrganization } from './support/metering-fixture.js';
 import { MeteredTestRoutesModule } from './support/metered-test-routes.js';
@@ -100,6 +101,72 @@ describe.each([
     expect(report.body.grants).toEqual(usage.body.account.grants);
     expect(report.body.overage).toBeNull();
     expect((await allocations(org.orgId)).map((a) => Number(a.allowance))).toEqual([1, 1, 0, 0, 0]);
+  });
+
+  test('GET /orgs/{id}/usage: credits_limit is the limit the quota enforces, with its parts', async () => {
+    const org = await organization();
+    await changePlan(app, org.orgId, { allowance: 2, overage: { credit_cap: 3, price_per_credit: '0.01' } });
+    await grantCredits(app, org.orgId, { credits: 4 });
+    const report = () => call(app.url, 'GET', `/orgs/${org.orgId}/usage`, { token: org.session });
+    expect((await report()).body).toMatchObject({
+      credits_limit: 9,
+      credits_limit_parts: { allowance: 2, grants: 4, overage_cap: 3 },
+      credits_used: 0,
+      credits_remaining: 9,
+    });
+    const key = await org.key();
+    for (let i = 0; i < 9; i++) expect((await search(key.key, `l${i}`)).status).toBe(200);
+    const refused = await search(key.key);
+    expect(refused.status).toBe(402);
+    await call(app.url, 'GET', '/usage', { token: key.key }); // answers once the read models include every call
+    const after = (await report()).body;
+    expect(after).toMatchObject({
+      credits_limit: refused.body.credits_limit,
+      credits_limit_parts: { allowance: 2, grants: 4, overage_cap: 3 },
+      credits_used: refused.body.credits_used,
+      credits_remaining: 0,
+    });
+    // A past month keeps the allowance of the plan that held at its end.
+    expect(
+      (await call(app.url, 'GET', `/orgs/${org.orgId}/usage?month=2000-01`, { token: org.session })).body,
+    ).toMatchObject({ credits_limit: 0, credits_limit_parts: { allowance: 0, grants: null, overage_cap: null } });
+  });
+
+  test('both ledger CSV exports say what paid each charge, as paid_by does in JSON', async () => {
+    const org = await organization();
+    await changePlan(app, org.orgId, { allowance: 1, overage: { credit_cap: 2, price_per_credit: '0.01' } });
+    const grantId = await grantCredits(app, org.orgId, { credits: 2 });
+    const key = await org.key();
+    for (let i = 0; i < 5; i++) expect((await search(key.key, `c${i}`)).status).toBe(200);
+    await call(app.url, 'GET', '/usage', { token: key.key }); // answers once the read models include every call
+    const ledger = (query: string, accept?: string) =>
+      call(app.url, 'GET', `/orgs/${org.orgId}/ledger?order=asc${query}`, {
+        token: org.session,
+        headers: accept ? { accept } : {},
+      });
+    const json = (await ledger('')).body.entries as { paid_by: { allowance: number; overage: number } }[];
+    const [header, ...rows] = parseCsv((await ledger('', 'text/csv')).body as string);
+    const cell = (row: string[], name: string) => row[header!.indexOf(name)];
+    const audit = rows.map((r) => ['paid_allowance', 'paid_grants', 'paid_overage'].map((c) => cell(r, c)));
+    expect(audit).toEqual([
+      ['1', '0', '0'],
+      ['0', '1', '0'],
+      ['0', '1', '0'],
+      ['0', '0', '1'],
+      ['0', '0', '1'],
+    ]);
+    expect(JSON.parse(cell(rows[1]!, 'paid_grants_detail')!)).toEqual([{ grant_id: grantId, credits: 1 }]);
+    expect(json.map((e) => [e.paid_by.allowance, e.paid_by.overage])).toEqual(
+      audit.map(([allowance, , overage]) => [Number(allowance), Number(overage)]),
+    );
+    const [financeHeader, ...records] = parseCsv((await ledger('&format=finance', 'text/csv')).body as string);
+    const paid = (row: string[]) =>
+      ['Paid by allowance', 'Paid by grants', 'Paid as overage'].map((c) => row[financeHeader!.indexOf(c)]);
+    expect(records.filter((r) => r[0] === 'charge').map(paid)).toEqual(audit);
+    expect(records.filter((r) => r[0] === 'total').map(paid)).toEqual([
+      ['1', '2', '2'],
+      ['', '', ''],
+    ]);
   });
 
   test('spending order: the allowance, then the soonest-expiring grant, then the one without expiry', async () => {
