@@ -305,6 +305,87 @@ describe.each([
     });
     expect(ledger.differences).toEqual([]);
   });
+
+  test('ledger verify recomputes every split from the events: a tampered charge_allocations row fails it', async () => {
+    const db = app.app.get(Database);
+    const store = app.app.get<EventStore>(EVENT_STORE);
+    const verify = () =>
+      verifyLedger(db, store, {
+        redis: redis ? app.app.get<RedisClient>(REDIS) : null,
+        redisPrefix: app.config.redisPrefix,
+      });
+    const untampered = await verify();
+    expect(untampered.differences).toEqual([]);
+    expect(untampered.allocations).toBeGreaterThan(10);
+    const [row] = (
+      await db.query<{ charge_id: string; grants: { grant_id: string; credits: number }[] }>(
+        `SELECT charge_id, grants FROM charge_allocations WHERE jsonb_array_length(grants) = 1 ORDER BY charge_id LIMIT 1`,
+      )
+    ).rows;
+    const key = expect.stringContaining(`charge=${row!.charge_id}`);
+    const grant = row!.grants[0]!;
+    // Paid by the grant, but said to be overage: the parts still add up to the charge's credits.
+    await db.query(
+      `UPDATE charge_allocations SET grants = '[]', overage_credits = overage_credits + $2 WHERE charge_id = $1`,
+      [row!.charge_id, grant.credits],
+    );
+    expect((await verify()).differences).toEqual([
+      {
+        source: 'charge_allocations',
+        key,
+        field: 'grants',
+        expected: `${grant.grant_id}:${grant.credits}`,
+        actual: 'none',
+      },
+      expect.objectContaining({ source: 'charge_allocations', key, field: 'overage' }),
+    ]);
+    // Parts that no longer add up to the charge.
+    await db.query(
+      `UPDATE charge_allocations SET grants = $2, overage_credits = overage_credits - $3 + 1 WHERE charge_id = $1`,
+      [row!.charge_id, JSON.stringify(row!.grants), grant.credits],
+    );
+    expect((await verify()).differences).toEqual([
+      expect.objectContaining({ source: 'charge_allocations', key, field: 'sum' }),
+      expect.objectContaining({ source: 'charge_allocations', key, field: 'overage' }),
+    ]);
+    await db.query('UPDATE charge_allocations SET overage_credits = overage_credits - 1 WHERE charge_id = $1', [
+      row!.charge_id,
+    ]);
+    // A split deleted, then one for a charge that does not exist.
+    const deleted = (
+      await db.query('DELETE FROM charge_allocations WHERE charge_id = $1 RETURNING *', [row!.charge_id])
+    ).rows[0]!;
+    expect((await verify()).differences).toEqual([
+      expect.objectContaining({ source: 'charge_allocations', key, field: 'row', actual: 'missing' }),
+    ]);
+    await db.query(
+      `INSERT INTO charge_allocations (charge_id, org_id, month, allowance_credits, grants, overage_credits)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [
+        deleted.charge_id,
+        deleted.org_id,
+        deleted.month,
+        deleted.allowance_credits,
+        JSON.stringify(deleted.grants),
+        deleted.overage_credits,
+      ],
+    );
+    await db.query(
+      `INSERT INTO charge_allocations (charge_id, org_id, month, allowance_credits, grants, overage_credits)
+       VALUES ('no-such-charge', $1, $2, 1, '[]', 0)`,
+      [deleted.org_id, deleted.month],
+    );
+    expect((await verify()).differences).toEqual([
+      expect.objectContaining({
+        source: 'charge_allocations',
+        key: 'charge=no-such-charge',
+        field: 'row',
+        expected: 'none',
+      }),
+    ]);
+    await db.query(`DELETE FROM charge_allocations WHERE charge_id = 'no-such-charge'`);
+    expect((await verify()).differences).toEqual([]);
+  });
 });
 
 describe('grants and overage across two nodes (services mode: one database, one Redis)', () => {
