@@ -48,6 +48,8 @@ const showGrants = (grants: AllocationRow['grants']) =>
 export class AllocationRecomputation {
   private readonly allowances = new Map<string, number>();
   private readonly grants = new Map<string, GrantRow>();
+  /** Grant ids per organization, in the order granted. */
+  private readonly grantsOf = new Map<string, string[]>();
   private readonly grantUsage = new Map<string, Map<string, number>>();
   private readonly allowanceUsed = new Map<string, number>();
   readonly splits = new Map<string, ExpectedSplit>();
@@ -77,6 +79,9 @@ export class AllocationRecomputation {
           revoked_at: null,
         });
         this.grantUsage.set(d.grant_id, new Map());
+        const ofOrg = this.grantsOf.get(d.org_id) ?? [];
+        ofOrg.push(d.grant_id);
+        this.grantsOf.set(d.org_id, ofOrg);
         return;
       }
       case 'CreditGrantRevoked': {
@@ -97,9 +102,9 @@ export class AllocationRecomputation {
     const month = d.billing_month;
     const spendKey = `${d.org_id}|${month}`;
     const used = this.allowanceUsed.get(spendKey) ?? 0;
-    const balances = [...this.grants.values()]
-      .filter((g) => g.org_id === d.org_id)
-      .map((g) => balanceOf(g, this.grantUsage.get(g.grant_id)!, month));
+    const balances = (this.grantsOf.get(d.org_id) ?? []).map((id) =>
+      balanceOf(this.grants.get(id)!, this.grantUsage.get(id)!, month),
+    );
     const split = allocateCharge(
       Number(d.credits),
       occurredAt(event),
