@@ -15,6 +15,7 @@ import { counterKeys } from '../src/metering/counter-keys.js';
 import type { CreditsCharged } from '../src/metering/events/credits-charged.event.js';
 import { formatScaled, toScaled } from '../src/metering/ledger/decimal.js';
 import type { StatementDataDto } from '../src/metering/statements/statement.dto.js';
+import { type AllocationRow, AllocationRecomputation } from './verify-allocations.js';
 import { IssuedStatements, StatementRecomputation } from './verify-statements.js';
 
 /** Where a difference was found: a read-model table, or a Redis counter. */
@@ -24,6 +25,7 @@ export type LedgerSource =
   | 'monthly_units'
   | 'ledger_entries'
   | 'statements'
+  | 'charge_allocations'
   | 'redis:quota'
   | 'redis:units'
   | 'redis:spend';
@@ -51,6 +53,8 @@ export interface LedgerVerifyReport {
   readonly notYetProjected: number;
   /** Statements (StatementIssued events) recomputed from the charges up to the position each covers. */
   readonly statements: number;
+  /** Live charges whose split (allowance, grants, overage) was recomputed from the events and compared. */
+  readonly allocations: number;
   /** Whether Redis counters were compared, and how many of them existed. */
   readonly redisChecked: boolean;
   readonly countersCompared: number;
@@ -194,6 +198,7 @@ interface ReadModelSnapshot {
   readonly ledgerEntries: Rows;
   /** The statements table: statement per `org=… month=…`. */
   readonly statements: Map<string, StatementDataDto>;
+  readonly allocations: AllocationRow[];
 }
 
 /** The four read models, read in one snapshot together with their checkpoint. */
@@ -218,9 +223,13 @@ async function readModels(db: Database, checkpointName: string): Promise<ReadMod
     const statements = await client.query<{ org_id: string; month: string; statement: StatementDataDto }>(
       'SELECT org_id::text AS org_id, month, statement FROM statements',
     );
+    const allocations = await client.query<AllocationRow>(
+      'SELECT charge_id, allowance_credits::text, grants, overage_credits::text FROM charge_allocations',
+    );
     await client.query('COMMIT');
     return {
       checkpoint,
+      allocations: allocations.rows,
       statements: new Map(statements.rows.map((r) => [`org=${uuid(r.org_id)} month=${r.month}`, r.statement])),
       monthlyTotals: index(
         totals.rows,
@@ -320,6 +329,8 @@ const formatPosition = (position: From) => (position === START ? 'start' : `${po
  * class; spend: the budget counters of keys and projects). Events after the checkpoint are counted as not yet projected, never as differences.
  * Every statement (StatementIssued) is recomputed from the charges and corrections up to the position it covers and
  * compared with the issued one, and the statements table with the issued statements (see verify-statements.ts).
+ * Every live charge's split (charge_allocations: allowance, grants, overage) must add up to its credits and agree
+ * with the split recomputed from the events in the store's order (see verify-allocations.ts).
  */
 export async function verifyLedger(
   db: Database,
@@ -340,6 +351,7 @@ export async function verifyLedger(
     from = page[page.length - 1]!.position;
   }
   const recomputation = new StatementRecomputation(issued);
+  const splits = new AllocationRecomputation();
   const checkpoint = actual.checkpoint === START ? null : actual.checkpoint;
   let notYetProjected = 0;
   let read = 0;
@@ -349,6 +361,7 @@ export async function verifyLedger(
     if (page.length === 0) break;
     for (const event of page) {
       recomputation.add(event);
+      if (isAtOrAfter(actual.checkpoint, event.position)) splits.add(event);
       if (event.type !== 'CreditsCharged') continue;
       if (isAtOrAfter(actual.checkpoint, event.position)) expected.add(event, issued.bookedMonth(event, checkpoint));
       else notYetProjected += 1;
@@ -367,6 +380,7 @@ export async function verifyLedger(
   for (const d of recomputation.compare(actual.statements, (s) => isAtOrAfter(actual.checkpoint, s.position))) {
     differences.push({ source: 'statements', ...d });
   }
+  for (const d of splits.compare(actual.allocations)) differences.push({ source: 'charge_allocations', ...d });
 
   let countersCompared = 0;
   if (options.redis && counters) {
@@ -382,6 +396,7 @@ export async function verifyLedger(
     credits: formatScaled(expected.credits),
     notYetProjected,
     statements: issued.byKey.size,
+    allocations: splits.splits.size,
     redisChecked: Boolean(options.redis),
     countersCompared,
     differences,

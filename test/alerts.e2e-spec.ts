@@ -5,6 +5,8 @@ import { AlertLimits } from '../src/alerts/alert-limits.js';
 import { AlertOutbox } from '../src/alerts/alert-outbox.js';
 import { ThresholdWatcher } from '../src/alerts/threshold-watcher.js';
 import { alertCrossedStream } from '../src/alerts/events/alert.events.js';
+import { WebhookSecretCipher } from '../src/alerts/webhooks/webhook-secret-cipher.js';
+import { WebhookSecretsSealer } from '../src/alerts/webhooks/webhook-secrets-sealer.js';
 import { eventually } from './support/eventually.js';
 import { changePlan, meteredOrganization } from './support/metering-fixture.js';
 import { MeteredTestRoutesModule } from './support/metered-test-routes.js';
@@ -247,6 +249,43 @@ describe.each([
       { token: org.session },
     );
     expect(missing.status).toBe(404);
+  });
+
+  test('a signing secret is stored encrypted; one stored in plaintext before is still used, then sealed on start', async () => {
+    const org = await organization();
+    await changePlan(app, org.orgId, { allowance: 4 });
+    await call(app.url, 'PUT', `/orgs/${org.orgId}/alert-thresholds`, {
+      token: org.session,
+      body: { scope: 'organization', thresholds: [50] },
+    });
+    const hooks = await receiver();
+    const webhookId = await register(org, hooks);
+    const db = app.app.get(Database);
+    const stored = async () =>
+      (await db.query<{ secret: string }>('SELECT secret FROM webhook_endpoints WHERE endpoint_id = $1', [webhookId]))
+        .rows[0]!.secret;
+    const sealed = await stored();
+    expect(sealed).toMatch(/^v1:[0-9a-f]{8}:/);
+    expect(sealed).not.toContain(hooks.secret);
+    expect(app.app.get(WebhookSecretCipher).open(webhookId, sealed)).toBe(hooks.secret);
+
+    // As a row written before encryption: the plaintext. Deliveries are signed with it all the same.
+    await db.query('UPDATE webhook_endpoints SET secret = $2 WHERE endpoint_id = $1', [webhookId, hooks.secret]);
+    const key = await org.key();
+    for (let i = 0; i < 2; i++) expect((await search(key.key, i)).status).toBe(200);
+    await eventually(
+      'the delivery, signed with the plaintext secret',
+      () => hooks.accepted.size,
+      (size) => size === 1,
+    );
+    expect(hooks.refused).toEqual([]);
+    // A node's start seals it; a pass after that finds nothing left.
+    const second = await startTestApp({ redis, schema: app.schema, env: { SMTP_URL: smtp.url, ...ALERT_TEST_ENV } });
+    await second.close();
+    expect(await app.app.get(WebhookSecretsSealer).sealPlaintext()).toBe(0);
+    const resealed = await stored();
+    expect(resealed).toMatch(/^v1:/);
+    expect(app.app.get(WebhookSecretCipher).open(webhookId, resealed)).toBe(hooks.secret);
   });
 
   test('a webhook gives up after its retry schedule', async () => {

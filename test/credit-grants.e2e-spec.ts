@@ -6,6 +6,7 @@ import { Database } from '../src/database/database.js';
 import { migrate } from '../src/database/migrator.js';
 import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
 import { REDIS, type RedisClient } from '../src/redis/redis.module.js';
+import { parseCsv } from './support/csv.js';
 import { eventually, sleep } from './support/eventually.js';
 import { changePlan, chargesOf, grantCredits, meteredOrganization } from './support/metering-fixture.js';
 import { MeteredTestRoutesModule } from './support/metered-test-routes.js';
@@ -100,6 +101,72 @@ describe.each([
     expect(report.body.grants).toEqual(usage.body.account.grants);
     expect(report.body.overage).toBeNull();
     expect((await allocations(org.orgId)).map((a) => Number(a.allowance))).toEqual([1, 1, 0, 0, 0]);
+  });
+
+  test('GET /orgs/{id}/usage: credits_limit is the limit the quota enforces, with its parts', async () => {
+    const org = await organization();
+    await changePlan(app, org.orgId, { allowance: 2, overage: { credit_cap: 3, price_per_credit: '0.01' } });
+    await grantCredits(app, org.orgId, { credits: 4 });
+    const report = () => call(app.url, 'GET', `/orgs/${org.orgId}/usage`, { token: org.session });
+    expect((await report()).body).toMatchObject({
+      credits_limit: 9,
+      credits_limit_parts: { allowance: 2, grants: 4, overage_cap: 3 },
+      credits_used: 0,
+      credits_remaining: 9,
+    });
+    const key = await org.key();
+    for (let i = 0; i < 9; i++) expect((await search(key.key, `l${i}`)).status).toBe(200);
+    const refused = await search(key.key);
+    expect(refused.status).toBe(402);
+    await call(app.url, 'GET', '/usage', { token: key.key }); // answers once the read models include every call
+    const after = (await report()).body;
+    expect(after).toMatchObject({
+      credits_limit: refused.body.credits_limit,
+      credits_limit_parts: { allowance: 2, grants: 4, overage_cap: 3 },
+      credits_used: refused.body.credits_used,
+      credits_remaining: 0,
+    });
+    // A past month keeps the allowance of the plan that held at its end.
+    expect(
+      (await call(app.url, 'GET', `/orgs/${org.orgId}/usage?month=2000-01`, { token: org.session })).body,
+    ).toMatchObject({ credits_limit: 0, credits_limit_parts: { allowance: 0, grants: null, overage_cap: null } });
+  });
+
+  test('both ledger CSV exports say what paid each charge, as paid_by does in JSON', async () => {
+    const org = await organization();
+    await changePlan(app, org.orgId, { allowance: 1, overage: { credit_cap: 2, price_per_credit: '0.01' } });
+    const grantId = await grantCredits(app, org.orgId, { credits: 2 });
+    const key = await org.key();
+    for (let i = 0; i < 5; i++) expect((await search(key.key, `c${i}`)).status).toBe(200);
+    await call(app.url, 'GET', '/usage', { token: key.key }); // answers once the read models include every call
+    const ledger = (query: string, accept?: string) =>
+      call(app.url, 'GET', `/orgs/${org.orgId}/ledger?order=asc${query}`, {
+        token: org.session,
+        headers: accept ? { accept } : {},
+      });
+    const json = (await ledger('')).body.entries as { paid_by: { allowance: number; overage: number } }[];
+    const [header, ...rows] = parseCsv((await ledger('', 'text/csv')).body as string);
+    const cell = (row: string[], name: string) => row[header!.indexOf(name)];
+    const audit = rows.map((r) => ['paid_allowance', 'paid_grants', 'paid_overage'].map((c) => cell(r, c)));
+    expect(audit).toEqual([
+      ['1', '0', '0'],
+      ['0', '1', '0'],
+      ['0', '1', '0'],
+      ['0', '0', '1'],
+      ['0', '0', '1'],
+    ]);
+    expect(JSON.parse(cell(rows[1]!, 'paid_grants_detail')!)).toEqual([{ grant_id: grantId, credits: 1 }]);
+    expect(json.map((e) => [e.paid_by.allowance, e.paid_by.overage])).toEqual(
+      audit.map(([allowance, , overage]) => [Number(allowance), Number(overage)]),
+    );
+    const [financeHeader, ...records] = parseCsv((await ledger('&format=finance', 'text/csv')).body as string);
+    const paid = (row: string[]) =>
+      ['Paid by allowance', 'Paid by grants', 'Paid as overage'].map((c) => row[financeHeader!.indexOf(c)]);
+    expect(records.filter((r) => r[0] === 'charge').map(paid)).toEqual(audit);
+    expect(records.filter((r) => r[0] === 'total').map(paid)).toEqual([
+      ['1', '2', '2'],
+      ['', '', ''],
+    ]);
   });
 
   test('spending order: the allowance, then the soonest-expiring grant, then the one without expiry', async () => {
@@ -237,6 +304,87 @@ describe.each([
       redisPrefix: app.config.redisPrefix,
     });
     expect(ledger.differences).toEqual([]);
+  });
+
+  test('ledger verify recomputes every split from the events: a tampered charge_allocations row fails it', async () => {
+    const db = app.app.get(Database);
+    const store = app.app.get<EventStore>(EVENT_STORE);
+    const verify = () =>
+      verifyLedger(db, store, {
+        redis: redis ? app.app.get<RedisClient>(REDIS) : null,
+        redisPrefix: app.config.redisPrefix,
+      });
+    const untampered = await verify();
+    expect(untampered.differences).toEqual([]);
+    expect(untampered.allocations).toBeGreaterThan(10);
+    const [row] = (
+      await db.query<{ charge_id: string; grants: { grant_id: string; credits: number }[] }>(
+        `SELECT charge_id, grants FROM charge_allocations WHERE jsonb_array_length(grants) = 1 ORDER BY charge_id LIMIT 1`,
+      )
+    ).rows;
+    const key = expect.stringContaining(`charge=${row!.charge_id}`);
+    const grant = row!.grants[0]!;
+    // Paid by the grant, but said to be overage: the parts still add up to the charge's credits.
+    await db.query(
+      `UPDATE charge_allocations SET grants = '[]', overage_credits = overage_credits + $2 WHERE charge_id = $1`,
+      [row!.charge_id, grant.credits],
+    );
+    expect((await verify()).differences).toEqual([
+      {
+        source: 'charge_allocations',
+        key,
+        field: 'grants',
+        expected: `${grant.grant_id}:${grant.credits}`,
+        actual: 'none',
+      },
+      expect.objectContaining({ source: 'charge_allocations', key, field: 'overage' }),
+    ]);
+    // Parts that no longer add up to the charge.
+    await db.query(
+      `UPDATE charge_allocations SET grants = $2, overage_credits = overage_credits - $3 + 1 WHERE charge_id = $1`,
+      [row!.charge_id, JSON.stringify(row!.grants), grant.credits],
+    );
+    expect((await verify()).differences).toEqual([
+      expect.objectContaining({ source: 'charge_allocations', key, field: 'sum' }),
+      expect.objectContaining({ source: 'charge_allocations', key, field: 'overage' }),
+    ]);
+    await db.query('UPDATE charge_allocations SET overage_credits = overage_credits - 1 WHERE charge_id = $1', [
+      row!.charge_id,
+    ]);
+    // A split deleted, then one for a charge that does not exist.
+    const deleted = (
+      await db.query('DELETE FROM charge_allocations WHERE charge_id = $1 RETURNING *', [row!.charge_id])
+    ).rows[0]!;
+    expect((await verify()).differences).toEqual([
+      expect.objectContaining({ source: 'charge_allocations', key, field: 'row', actual: 'missing' }),
+    ]);
+    await db.query(
+      `INSERT INTO charge_allocations (charge_id, org_id, month, allowance_credits, grants, overage_credits)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [
+        deleted.charge_id,
+        deleted.org_id,
+        deleted.month,
+        deleted.allowance_credits,
+        JSON.stringify(deleted.grants),
+        deleted.overage_credits,
+      ],
+    );
+    await db.query(
+      `INSERT INTO charge_allocations (charge_id, org_id, month, allowance_credits, grants, overage_credits)
+       VALUES ('no-such-charge', $1, $2, 1, '[]', 0)`,
+      [deleted.org_id, deleted.month],
+    );
+    expect((await verify()).differences).toEqual([
+      expect.objectContaining({
+        source: 'charge_allocations',
+        key: 'charge=no-such-charge',
+        field: 'row',
+        expected: 'none',
+      }),
+    ]);
+    await db.query(`DELETE FROM charge_allocations WHERE charge_id = 'no-such-charge'`);
+    expect((await verify()).differences).toEqual([]);
   });
 });
 

@@ -545,7 +545,7 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
     expect(finance.name).toMatch(/^ledger-finance-/);
     expect(finance.text.split('\r\n')[0]).toBe(
       'Record,Time (UTC),Billing month,Project,Project now,Key,Key now,Key prefix,Environment,Billable,Operation,' +
-        'Depth,Via,Credits,Price,Request id,Charge id,Idempotency key',
+        'Depth,Via,Credits,Price,Request id,Charge id,Idempotency key,Paid by allowance,Paid by grants,Paid as overage',
     );
     const [header, ...records] = parseCsv(finance.text);
     const cell = (record: string[], name: string) => record[header!.indexOf(name)];

@@ -65,6 +65,17 @@ describeBrowser('the dashboard shows credit grants and overage on the plan page'
       );
       expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
       await screenshot(page, `60-plan-grants-overage-${device}`);
+      // The usage gauge counts against the month's limit, and says what it counts: 2 + (3 + 5) + 10.
+      await page.goto(`/dashboard/orgs/${orgId}/usage`);
+      await page.locator('#gauge-caption').waitFor();
+      expect(await page.locator('#gauge-caption').textContent()).toBe(
+        '6 of 20 live credits used (30%); the limit is allowance 2 + grants 8 + overage cap 10',
+      );
+      expect(await page.locator('#credits-limit').textContent()).toBe('20');
+      expect(await page.locator('#credits-left').textContent()).toBe('14');
+      expect(await page.locator('#limit-grants').textContent()).toBe('8');
+      expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
+      await screenshot(page, `61-usage-limit-${device}`);
       expect(errors).toEqual([]);
       await context.close();
     });

@@ -5,6 +5,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ProjectionRunner } from '../projections/projection-runner.js';
 import { createApp } from '../src/app/create-app.js';
 import { loadConfig } from '../src/config/app-config.js';
+import { Database } from '../src/database/database.js';
 import { DemoSeedService } from '../src/demo/demo-seed.service.js';
 import { EVENT_STORE, type EventStore, START } from '../src/event-store/event-store.port.js';
 import { KeyLookupService } from '../src/keys/key-lookup.service.js';
@@ -61,6 +62,36 @@ describe('embedded mode (PGlite): credit grants and overage', () => {
     expect(grants.overage).toEqual({ credit_cap: 3, price_per_credit: '0.01', credits_used: 3, amount: '0.03' });
     const verified = await cli('projections', 'verify');
     expect(verified.code).toBe(0);
-    expect(JSON.parse((await cli('ledger', 'verify', '--json')).stdout)).toMatchObject({ ok: true, charges: 9 });
+    expect(JSON.parse((await cli('ledger', 'verify', '--json')).stdout)).toMatchObject({
+      ok: true,
+      charges: 9,
+      allocations: 9,
+    });
+
+    // A split moved from the allowance to overage still adds up, but is not what the events say: verify fails.
+    const db = app.get(Database);
+    const [tampered] = (
+      await db.query<{ charge_id: string }>(
+        `SELECT charge_id FROM charge_allocations WHERE allowance_credits > 0 ORDER BY charge_id LIMIT 1`,
+      )
+    ).rows;
+    const shift = (credits: number) =>
+      db.query(
+        `UPDATE charge_allocations SET allowance_credits = allowance_credits - $2, overage_credits = overage_credits + $2
+         WHERE charge_id = $1`,
+        [tampered!.charge_id, credits],
+      );
+    await shift(1);
+    const failed = await cli('ledger', 'verify', '--json');
+    expect(failed.code).toBe(1);
+    const report = JSON.parse(failed.stdout) as { ok: boolean; differences: { source: string; field: string }[] };
+    expect(report.ok).toBe(false);
+    expect(report.differences.map((d) => [d.source, d.field])).toEqual([
+      ['charge_allocations', 'allowance'],
+      ['charge_allocations', 'overage'],
+    ]);
+    expect((await cli('ledger', 'verify')).stdout).toContain('charge_allocations');
+    await shift(-1);
+    expect((await cli('ledger', 'verify')).code).toBe(0);
   }, 120_000);
 });

@@ -242,6 +242,7 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
         overage: null,
         plan: { plan: 'free', monthly_credit_allowance: 1000, rate_limit_per_minute: { live: 100, test: 20 }, since },
         credits_limit: 1000,
+        credits_limit_parts: { allowance: 1000, grants: 0, overage_cap: 0 },
         credits_used: 8,
         credits_remaining: 992,
         test_credits_used: 0.5,
@@ -300,6 +301,7 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
         overage: null,
         plan: { plan: 'free', monthly_credit_allowance: 1000, rate_limit_per_minute: { live: 100, test: 20 }, since },
         credits_limit: 1000,
+        credits_limit_parts: { allowance: 1000, grants: 0, overage_cap: 0 },
         credits_used: 0,
         credits_remaining: 1000,
         test_credits_used: 0,
@@ -507,6 +509,10 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
         'idempotency_key',
         'counts',
         'pricing',
+        'paid_allowance',
+        'paid_grants',
+        'paid_overage',
+        'paid_grants_detail',
       ]);
       expect(rows).toHaveLength(march.length);
       const column = (name: string) => header!.indexOf(name);
@@ -516,6 +522,11 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
       expect(rows[0]![column('idempotency_key')]).toBe('');
       expect(rows[3]![column('credits')]).toBe('0.5');
       expect(JSON.parse(rows[2]![column('pricing')]!)).toEqual(march[2]!.pricing);
+      // What paid each charge: live ones from the allowance here (1,000 a month); the test key's has no split.
+      const paid = (r: string[]) =>
+        ['allowance', 'grants', 'overage', 'grants_detail'].map((p) => r[column(`paid_${p}`)]);
+      expect(paid(rows[1]!)).toEqual(['2', '0', '0', '[]']);
+      expect(paid(rows[3]!)).toEqual(['', '', '', '']);
 
       const filtered = await ledger(`?month=${MONTH}&environment=test`, owner.session, { accept: 'text/csv' });
       expect(parseCsv(filtered.body as string)).toHaveLength(2);
@@ -547,6 +558,9 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
         'Request id',
         'Charge id',
         'Idempotency key',
+        'Paid by allowance',
+        'Paid by grants',
+        'Paid as overage',
       ]);
       const charges = rows.slice(0, march.length);
       expect(charges.map((r) => r[0])).toEqual(march.map(() => 'charge'));
@@ -571,6 +585,9 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
         march[4]!.request_id,
         march[4]!.charge_id,
         'idem-1',
+        '2',
+        '0',
+        '0',
       ]);
       const billable = (row: string[]) => row[9];
       expect(charges.filter((r) => billable(r) === 'no').map((r) => r[8])).toEqual(['test']);
@@ -578,7 +595,7 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
       // Closing records: one total per environment, never live and test added together.
       const blank = (values: Record<number, string>) => header!.map((_, i) => values[i] ?? '');
       expect(rows.slice(march.length)).toEqual([
-        blank({ 0: 'total', 2: MONTH, 8: 'live', 9: 'yes', 13: '8', 14: '5 live charges' }),
+        blank({ 0: 'total', 2: MONTH, 8: 'live', 9: 'yes', 13: '8', 14: '5 live charges', 18: '8', 19: '0', 20: '0' }),
         blank({ 0: 'total', 2: MONTH, 8: 'test', 9: 'no', 13: '0.5', 14: '1 test charge' }),
       ]);
       expect(response.body as string).not.toContain('{"');

@@ -83,6 +83,7 @@ describe('a month’s usage shows the plan that held then', () => {
     expect(await usage('2026-09')).toMatchObject({
       plan: { plan: 'free', monthly_credit_allowance: 1_000, since: '2026-09-15T10:00:00.000Z' },
       credits_limit: 1_000,
+      credits_limit_parts: { allowance: 1_000, grants: null, overage_cap: null },
       credits_remaining: 1_000,
     });
     expect(await usage('2026-10')).toMatchObject({

@@ -114,7 +114,10 @@ export interface Usage {
   month: string;
   /** The plan at the end of the month; null before the organization existed. */
   plan: PlanThen | null;
+  /** The current month: allowance + grants + overage cap (what the quota enforces); a past month: its allowance. */
   credits_limit: number;
+  /** grants and overage_cap: null for a past month (its limit is the allowance only). */
+  credits_limit_parts: { allowance: number; grants: number | null; overage_cap: number | null };
   credits_used: number;
   credits_remaining: number;
   test_credits_used: number;

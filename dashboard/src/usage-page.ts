@@ -40,7 +40,8 @@ export async function usagePage(ctx: Context): Promise<Node> {
     h(
       'p',
       { class: 'lead' },
-      'Live keys use the monthly allowance; test keys are counted apart and never billed. Every figure says which.',
+      'Live keys use the monthly allowance, then credit grants, then overage up to its cap; test keys are counted ' +
+        'apart and never billed. Every figure says which.',
     ),
     h(
       'div',
@@ -51,7 +52,7 @@ export async function usagePage(ctx: Context): Promise<Node> {
         { class: 'stats' },
         stat('Live credits used', formatNumber(usage.credits_used), 'credits-used'),
         stat('Live credits left', formatNumber(usage.credits_remaining), 'credits-left'),
-        stat('Monthly allowance (live)', formatNumber(usage.credits_limit)),
+        ...limitStats(usage),
         stat('Live requests', formatNumber(usage.live_requests), 'live-requests'),
         stat('Test credits (not billed)', formatNumber(usage.test_credits_used), 'test-credits'),
         stat('Test requests', formatNumber(usage.test_requests), 'test-requests'),
@@ -170,7 +171,34 @@ function stat(label: string, value: string, id?: string): Node {
   return h('div', { class: 'stat' }, h('dt', {}, label), h('dd', id ? { id } : {}, value));
 }
 
-/** A ring: the share of the allowance used this month, with the numbers in words next to it. */
+/**
+ * The limit and what it counts: this month the allowance, what grants add and the overage cap (the limit the quota
+ * enforces); a past month its allowance only.
+ */
+function limitStats(usage: Usage): Node[] {
+  const parts = usage.credits_limit_parts;
+  if (parts.grants === null || parts.overage_cap === null) {
+    return [stat('Monthly allowance (live)', formatNumber(parts.allowance), 'credits-limit')];
+  }
+  return [
+    stat('Monthly limit (live)', formatNumber(usage.credits_limit), 'credits-limit'),
+    stat('Allowance', formatNumber(parts.allowance), 'limit-allowance'),
+    stat('Credit grants this month', formatNumber(parts.grants), 'limit-grants'),
+    stat('Overage cap', formatNumber(parts.overage_cap), 'limit-overage'),
+  ];
+}
+
+/** What the gauge's limit counts, in words. */
+function limitWords(usage: Usage): string {
+  const { allowance, grants, overage_cap: overage } = usage.credits_limit_parts;
+  if (grants === null || overage === null) return "the limit is the plan's monthly allowance then";
+  const parts = [`allowance ${formatNumber(allowance)}`];
+  if (grants > 0) parts.push(`grants ${formatNumber(grants)}`);
+  if (overage > 0) parts.push(`overage cap ${formatNumber(overage)}`);
+  return `the limit is ${parts.join(' + ')}`;
+}
+
+/** A ring: the share of the month's limit used, with the numbers in words next to it and what the limit counts. */
 function gauge(usage: Usage): Node {
   const share = usage.credits_limit > 0 ? Math.min(1, usage.credits_used / usage.credits_limit) : 0;
   const percent = usage.credits_limit > 0 ? (usage.credits_used / usage.credits_limit) * 100 : 0;
@@ -180,12 +208,13 @@ function gauge(usage: Usage): Node {
   // Some use under a tenth of a percent reads "<0.1%", never "(0%)".
   const shown = percent > 0 && percent < 0.1 ? '<0.1' : formatNumber(Math.round(percent * 10) / 10);
   const label = `${formatNumber(usage.credits_used)} of ${formatNumber(usage.credits_limit)} live credits used (${shown}%)`;
+  const caption = `${label}; ${limitWords(usage)}`;
   return h(
     'figure',
     { class: 'gauge' },
     svg(
       'svg',
-      { viewBox: '0 0 128 128', width: 160, height: 160, role: 'img', 'aria-label': label },
+      { viewBox: '0 0 128 128', width: 160, height: 160, role: 'img', 'aria-label': caption },
       svg('circle', { cx: 64, cy: 64, r, class: 'gauge-track', fill: 'none', 'stroke-width': 14 }),
       svg('circle', {
         cx: 64,
@@ -205,7 +234,7 @@ function gauge(usage: Usage): Node {
         `of ${formatNumber(usage.credits_limit)}`,
       ),
     ),
-    h('figcaption', { id: 'gauge-caption' }, label),
+    h('figcaption', { id: 'gauge-caption' }, caption),
   );
 }
 

@@ -48,7 +48,8 @@ export const creditGrantsProjector: Projector = {
   },
 };
 
-interface GrantRow {
+/** A credit_grants row as splitting needs it (also rebuilt from the events by `ledger verify`). */
+export interface GrantRow {
   grant_id: string;
   org_id: string;
   credits: string;
@@ -64,7 +65,8 @@ interface MonthSpend {
   overage: number;
 }
 
-const round = (credits: number) => Math.round(credits * 10_000) / 10_000;
+/** Sums kept as the numeric(20, 4) columns keep them. */
+export const round = (credits: number) => Math.round(credits * 10_000) / 10_000;
 
 /**
  * Splits the live charges of a run, in order, and writes the splits, the months' sums and the grants' usage in a few
@@ -189,7 +191,7 @@ async function allocateCharges(tx: Queryable, events: readonly RecordedEvent[]):
 }
 
 /** A grant's balance for a charge of `month`: its use that month, and in every other month (for one-time grants). */
-function balanceOf(row: GrantRow, used: ReadonlyMap<string, number>, month: string): GrantBalance {
+export function balanceOf(row: GrantRow, used: ReadonlyMap<string, number>, month: string): GrantBalance {
   let other = 0;
   for (const [m, credits] of used) if (m !== month) other += credits;
   return {

@@ -5,6 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Database } from '../database/database.js';
 import { alertMail } from './alert-mail.js';
 import { AlertDeliveriesRepository, type AttemptOutcome, type ClaimedDelivery } from './alert-deliveries.repository.js';
+import { WebhookSecretCipher } from './webhooks/webhook-secret-cipher.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
 
 const ENDPOINT_DELETED = 'endpoint deleted';
@@ -28,6 +29,7 @@ export class AlertDeliveryWorker implements OnApplicationBootstrap, OnApplicatio
     private readonly deliveries: AlertDeliveriesRepository,
     private readonly webhooks: WebhookSender,
     private readonly mailer: MailerService,
+    private readonly cipher: WebhookSecretCipher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -81,7 +83,15 @@ export class AlertDeliveryWorker implements OnApplicationBootstrap, OnApplicatio
     if (!endpoint || endpoint.deleted_at) {
       return { startedAt: new Date(), durationMs: 0, statusCode: null, error: ENDPOINT_DELETED, ok: false };
     }
-    return this.webhooks.send(endpoint, delivery.payload);
+    let secret: string;
+    try {
+      secret = this.cipher.open(delivery.endpoint_id!, endpoint.secret);
+    } catch (error) {
+      // Another WEBHOOK_SECRET_KEY than the one it was sealed under: retried on the schedule, and said in the log.
+      const message = (error as Error).message;
+      return { startedAt: new Date(), durationMs: 0, statusCode: null, error: message.slice(0, 300), ok: false };
+    }
+    return this.webhooks.send({ url: endpoint.url, secret }, delivery.payload);
   }
 
   private async mail(delivery: ClaimedDelivery): Promise<AttemptOutcome> {

@@ -36,7 +36,8 @@ const verify: CliCommand = {
   usage: VERIFY,
   summary:
     're-sum every charge from the events and compare with monthly_totals, usage_daily, monthly_units, ' +
-    'ledger_entries (up to the projection checkpoint) and the Redis counters, and recompute every statement ' +
+    "ledger_entries (up to the projection checkpoint) and the Redis counters, recompute every live charge's " +
+    'split (allowance, grants, overage) and compare with charge_allocations, and recompute every statement ' +
     'from the events up to the position it covers (exit 1 on a difference)',
   parse(args) {
     const { values } = parseCommandArgs(args, VERIFY, JSON_FLAG);

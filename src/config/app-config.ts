@@ -275,6 +275,22 @@ export class EnvironmentVariables {
   @Max(60000)
   WEBHOOK_TIMEOUT_MS?: number;
 
+  /** Days a finished alert delivery (succeeded or failed) and its attempts are kept; then they are pruned. */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(36500)
+  ALERT_DELIVERY_RETENTION_DAYS?: number;
+
+  /** The key webhook signing secrets are encrypted under (AES-256-GCM): 32 bytes, as 64 hex digits or base64. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, {
+    message: 'WEBHOOK_SECRET_KEY must be 32 bytes: 64 hex digits, or 44 characters of base64',
+  })
+  WEBHOOK_SECRET_KEY?: string;
+
   /** How often alert thresholds are checked against new charges and due deliveries are looked for. */
   @Transform(toInt)
   @IsOptional()
@@ -575,6 +591,13 @@ export interface AppConfig {
   readonly webhookTimeoutMs: number;
   /** How often alert thresholds are checked against new charges and due deliveries are looked for. */
   readonly alertsPollMs: number;
+  /** Days finished alert deliveries (and their attempts) are kept before they are pruned. */
+  readonly alertDeliveryRetentionDays: number;
+  /**
+   * The key (32 bytes, hex or base64) webhook signing secrets are encrypted under; null: a key file in dataDir
+   * (see webhook-secret-key.ts). Never logged.
+   */
+  readonly webhookSecretKey: string | null;
   /**
    * Requests in flight at once to one host of fetchAllowHosts in map and crawl (the open web gets the default
    * politeness, 4); null: the default for those hosts too.
@@ -726,6 +749,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       : DEFAULT_WEBHOOK_RETRY_DELAYS_MS,
     webhookTimeoutMs: vars.WEBHOOK_TIMEOUT_MS ?? 10000,
     alertsPollMs: vars.ALERTS_POLL_MS ?? 1000,
+    alertDeliveryRetentionDays: vars.ALERT_DELIVERY_RETENTION_DAYS ?? 90,
+    webhookSecretKey: vars.WEBHOOK_SECRET_KEY ?? null,
     fetchUserAgent: vars.FETCH_USER_AGENT ?? 'SearchLedgerBot/0.1 (+https://github.com/search-ledger-api)',
     fetchOwnedHostConcurrency: vars.FETCH_OWNED_HOST_CONCURRENCY ?? null,
     extractThreads: vars.EXTRACT_THREADS ?? os.availableParallelism(),

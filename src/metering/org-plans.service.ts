@@ -27,6 +27,14 @@ export interface OrgPlan {
  */
 export const PLAN_CACHE_MS = 2000;
 
+/**
+ * An organization's live credits in a month, what the quota enforces: the allowance, what its grants add this month
+ * (what they paid in it and what they can still pay) and the overage cap, in whole credits.
+ */
+export function monthlyCreditLimit(allowance: number, grantCredits: number, overageCap: number): number {
+  return Math.floor(allowance + grantCredits + overageCap);
+}
+
 @Injectable()
 export class OrgPlansService {
   private readonly cache = new LRUCache<string, OrgPlan>({ max: 50_000, ttl: PLAN_CACHE_MS });
@@ -89,7 +97,7 @@ export class OrgPlansService {
       monthlyCreditAllowance: allowance,
       overage,
       grantCredits,
-      monthlyCreditLimit: Math.floor(allowance + grantCredits + (overage?.creditCap ?? 0)),
+      monthlyCreditLimit: monthlyCreditLimit(allowance, grantCredits, overage?.creditCap ?? 0),
       rateLimitPerMinute: { live: row.rate_limit_live, test: row.rate_limit_test },
     };
     if (changes === this.changes) {

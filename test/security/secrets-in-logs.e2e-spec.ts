@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Controller, Module, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { createClient } from 'redis';
@@ -58,6 +59,7 @@ describe('security: secrets never reach the log', () => {
     BRAVE_API_KEY: `brave-${randomBase62(30)}`,
     SERPAPI_API_KEY: `serp-${randomBase62(30)}`,
     LLM_API_KEY: `llm-${randomBase62(30)}`,
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
   };
 
   const send = async (method: string, path: string, options: Parameters<typeof call>[3] = {}): Promise<Json> => {
@@ -80,6 +82,7 @@ describe('security: secrets never reach the log', () => {
         SERPAPI_BASE_URL: down,
         SERPAPI_WEB_SEARCH: 'true',
         LLM_BASE_URL: `${down}/v1`,
+        WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
       },
     });
     for (const [name, value] of Object.entries(upstreamSecrets)) secrets.set(name, value);
@@ -130,6 +133,13 @@ describe('security: secrets never reach the log', () => {
     expect(created.status).toBe(201);
     const apiKey = created.body.key as string;
     secrets.set('API key', apiKey);
+    // A webhook endpoint's signing secret: shown once, then only ever stored encrypted.
+    const webhook = await send('POST', `/orgs/${orgId}/webhooks`, {
+      token: session,
+      body: { url: `http://127.0.0.1:${await closedPort()}/hook` },
+    });
+    expect(webhook.status).toBe(201);
+    secrets.set('webhook signing secret', webhook.body.secret);
     const doomed = await send('POST', `/orgs/${orgId}/api-keys`, { token: session, body: { name: 'doomed' } });
     secrets.set('revoked API key', doomed.body.key);
     expect((await send('DELETE', `/orgs/${orgId}/api-keys/${doomed.body.id}`, { token: session })).status).toBe(200);

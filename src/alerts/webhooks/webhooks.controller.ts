@@ -28,6 +28,7 @@ import {
 } from '../dto/webhook.dto.js';
 import { webhookUrlRefusal } from './webhook-address.js';
 import { WebhookSender } from './webhook-sender.js';
+import { WebhookSecretCipher } from './webhook-secret-cipher.js';
 import { newWebhookSecret } from './webhook-signature.js';
 import { WebhookDeliveryLog } from './webhook-delivery-log.js';
 
@@ -56,6 +57,7 @@ export class WebhooksController {
     private readonly sender: WebhookSender,
     private readonly deliveries: AlertDeliveriesRepository,
     private readonly log: WebhookDeliveryLog,
+    private readonly cipher: WebhookSecretCipher,
   ) {}
 
   /** Register a webhook endpoint for alerts (owners and admins); its signing secret is shown in this answer only */
@@ -73,11 +75,20 @@ export class WebhooksController {
     const refusal = await webhookUrlRefusal(this.sender.policy, url);
     if (refusal) throw new BadRequestException(errorBody(`url refused: ${refusal.message}`));
     const secret = newWebhookSecret();
+    const endpointId = randomUUID();
+    // Stored sealed (webhook-secret-cipher.ts): the plaintext is in this answer only.
     const row = (
       await this.db.query<EndpointRow>(
         `INSERT INTO webhook_endpoints (endpoint_id, org_id, url, description, secret, created_by)
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING endpoint_id, url, description, created_at`,
-        [randomUUID(), orgId, url.toString(), body.description || null, secret, session.userId],
+        [
+          endpointId,
+          orgId,
+          url.toString(),
+          body.description || null,
+          this.cipher.seal(endpointId, secret),
+          session.userId,
+        ],
       )
     ).rows[0]!;
     return { ...toView(row), secret };

@@ -71,6 +71,24 @@ export class PlanThenDto {
   since!: string;
 }
 
+/** What credits_limit counts: the allowance, and for the current month what grants add and the overage cap. */
+@ApiSchema({ name: 'CreditsLimitParts' })
+export class CreditsLimitPartsDto {
+  /** The plan's monthly allowance (of the plan that held at the end of the month; today's for the current month). */
+  allowance!: number;
+
+  /**
+   * What credit grants add this month: what they paid in it and what they can still pay. Null for a past month,
+   * whose credits_limit is the allowance only.
+   */
+  @ApiProperty({ type: 'number', nullable: true })
+  grants!: number | null;
+
+  /** The plan's overage cap (0 without overage). Null for a past month. */
+  @ApiProperty({ type: 'number', nullable: true })
+  overage_cap!: number | null;
+}
+
 /** An organization's usage of a month, by project, key, operation and day. */
 @ApiSchema({ name: 'OrgUsage' })
 export class UsageReportDto {
@@ -84,13 +102,20 @@ export class UsageReportDto {
   @ApiProperty({ type: PlanThenDto, nullable: true })
   plan!: PlanThenDto | null;
 
-  /** The monthly credit allowance of that plan (0 before the organization existed). */
+  /**
+   * The current month: the organization's limit, what the quota enforces (the allowance, what grants add this month
+   * and the overage cap; see credits_limit_parts). A past month: the monthly credit allowance of the plan that held
+   * at its end (0 before the organization existed).
+   */
   credits_limit!: number;
 
-  /** Live credits of the month (what the allowance counts). */
+  /** What credits_limit counts. */
+  credits_limit_parts!: CreditsLimitPartsDto;
+
+  /** Live credits of the month (what the limit counts). */
   credits_used!: number;
 
-  /** Live credits left. */
+  /** Live credits left under credits_limit (0 once it is reached). */
   credits_remaining!: number;
 
   /** Credits of test keys (not counted against the allowance). */

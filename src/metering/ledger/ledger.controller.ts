@@ -8,12 +8,14 @@ import { ApiOrgScoped, ApiSessionAuth } from '../../openapi/api-route.decorators
 import { OrgAccessService } from '../../organizations/org-access.service.js';
 import { billingMonth } from '../counter-keys.js';
 import { CreditGrantViews } from '../grants/credit-grant-views.js';
-import { csvRecords, prefersCsv } from './csv.js';
+import { prefersCsv } from './csv.js';
 import { financeCsv } from './finance-csv.js';
 import { decodeCursor, encodeCursor } from './ledger-cursor.js';
 import { LedgerPageDto, UsageReportDto } from './ledger-response.dto.js';
 import { ALL_MONTHS, LedgerQueryDto, UsageQueryDto } from './ledger.dto.js';
-import { LEDGER_COLUMNS, type LedgerFilter, LedgerQueries } from './ledger.queries.js';
+import { auditCsv } from './ledger-csv.js';
+import { type LedgerFilter, LedgerQueries } from './ledger.queries.js';
+import { usageLimit } from './usage-limit.js';
 import { KEY_ENVIRONMENTS } from '../../keys/events/key.events.js';
 
 const DEFAULT_LIMIT = 100;
@@ -50,7 +52,7 @@ export class LedgerController {
     const month = query.month ?? billingMonth(new Date());
     const report = await this.queries.usage(orgId, month);
     const { grants, overage } = await this.grantViews.spending(orgId, month);
-    return { ...report, grants, overage };
+    return { ...report, ...usageLimit(report, { grants, overage }), grants, overage };
   }
 
   /** The ledger: every charge, newest first or in store order, as JSON pages or a CSV export (Accept: text/csv) */
@@ -84,7 +86,7 @@ export class LedgerController {
       const pages = this.queries.pages(orgId, filter, first, EXPORT_PAGE, order);
       const finance = query.format === 'finance';
       const environments = query.environment ? [query.environment] : KEY_ENVIRONMENTS;
-      const records = finance ? financeCsv(pages, filter.month, environments) : csvRecords(LEDGER_COLUMNS, pages);
+      const records = finance ? financeCsv(pages, filter.month, environments) : auditCsv(pages);
       const name = `ledger-${finance ? 'finance-' : ''}${orgId.toLowerCase()}-${month}.csv`;
       return new StreamableFile(Readable.from(records), {
         type: 'text/csv; charset=utf-8',

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type pg from 'pg';
 import { Database, type Queryable } from '../../database/database.js';
 import type { Position } from '../../event-store/event-store.port.js';
-import { formatScaled, toScaled } from './decimal.js';
 import type { LedgerEntryDto, LedgerTotalsDto, PlanThenDto, UsageReportDto } from './ledger-response.dto.js';
 import type { LedgerOrder } from './ledger.dto.js';
 import { explainPrice } from './price-explanation.js';
@@ -17,7 +16,7 @@ export interface LedgerFilter {
   readonly requestId?: string | undefined;
 }
 
-/** The columns of the CSV export, in order. */
+/** The columns of the CSV export that are an entry's fields, in order (the paid_* columns follow: see ledger-csv.ts). */
 export const LEDGER_COLUMNS = [
   'commit_position',
   'prepare_position',
@@ -101,8 +100,16 @@ const credits = (value: string | null | undefined) => Number(value ?? 0);
 export class LedgerQueries {
   constructor(private readonly db: Database) {}
 
-  /** Totals and breakdowns of one month, from one snapshot (so that the breakdowns add up to the totals). */
-  async usage(orgId: string, month: string): Promise<Omit<UsageReportDto, 'grants' | 'overage'>> {
+  /**
+   * Totals and breakdowns of one month, from one snapshot (so that the breakdowns add up to the totals); without the
+   * limit (see usage-limit.ts), the grants and the overage, which the controller adds.
+   */
+  async usage(
+    orgId: string,
+    month: string,
+  ): Promise<
+    Omit<UsageReportDto, 'grants' | 'overage' | 'credits_limit' | 'credits_limit_parts' | 'credits_remaining'>
+  > {
     return this.snapshot(async (tx) => {
       const plan = await planThen(tx, orgId, month);
       const totals = await tx.query<{ environment: string; credits: string; requests: string }>(
@@ -160,15 +167,10 @@ export class LedgerQueries {
 
       const live = totals.rows.find((r) => r.environment === 'live');
       const test = totals.rows.find((r) => r.environment === 'test');
-      const limit = plan?.monthly_credit_allowance ?? 0;
-      const used = toScaled(live?.credits ?? '0') ?? 0n;
-      const remaining = toScaled(limit) ?? 0n;
       return {
         month,
         plan,
-        credits_limit: limit,
         credits_used: credits(live?.credits),
-        credits_remaining: Number(formatScaled(remaining > used ? remaining - used : 0n)),
         test_credits_used: credits(test?.credits),
         requests: totals.rows.reduce((sum, r) => sum + count(r.requests), 0),
         live_requests: count(live?.requests),
