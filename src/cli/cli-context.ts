@@ -14,7 +14,7 @@ import {
   START,
   isAtOrAfter,
 } from '../event-store/event-store.port.js';
-import type { CommandScope } from './command.js';
+import type { CommandScope } from './command-scope.js';
 import { findRunningEmbeddedServer } from './embedded-server.js';
 import { type CliIo, writeJson, writeLine } from './output.js';
 
