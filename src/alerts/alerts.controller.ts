@@ -5,7 +5,7 @@ import { ReadYourWrites } from '../../projections/read-your-writes.js';
 import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
 import type { SessionUser } from '../auth/session.service.js';
 import { Database } from '../database/database.js';
-import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../http/openapi/api-route.decorators.js';
 import { OrgAccessService } from '../organizations/org-access.service.js';
 import { SetAlertThresholdsCommand } from './commands/set-alert-thresholds.command.js';
 import {

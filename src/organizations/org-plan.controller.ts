@@ -7,7 +7,7 @@ import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
 import type { SessionUser } from '../auth/session.service.js';
 import { ErrorResponseDto } from '../http/dto/error-response.dto.js';
 import { errorBody } from '../http/error-body.js';
-import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../http/openapi/api-route.decorators.js';
 import { ChangePlanCommand } from './commands/change-plan.command.js';
 import { ChangePlanDto } from './dto/change-plan.dto.js';
 import { OrganizationPlanDto } from './dto/organization-response.dto.js';

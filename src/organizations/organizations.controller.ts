@@ -6,7 +6,7 @@ import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
 import type { SessionUser } from '../auth/session.service.js';
 import { ErrorResponseDto } from '../http/dto/error-response.dto.js';
 import { errorBody } from '../http/error-body.js';
-import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../http/openapi/api-route.decorators.js';
 import { RegisterUserCommand } from '../users/commands/register-user.command.js';
 import { AddMemberCommand } from './commands/add-member.command.js';
 import { CreateOrganizationCommand } from './commands/create-organization.command.js';
