@@ -1,5 +1,8 @@
 import type { PageLinkText } from '../extract/content-extractor.port.js';
 
+/** The longest max_age a request may give (search, extract, map, crawl): a year, in seconds. */
+export const MAX_AGE_LIMIT = 31_536_000;
+
 /** A page as the local index holds it: what a fresh read would give, and when it was fetched. */
 export interface CachedPage {
   /** The canonical URL the index keys it by. */
