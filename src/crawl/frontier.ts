@@ -5,7 +5,7 @@ import type { CrawlFilters } from './crawl-filters.js';
 import type { PageLink } from './html-outline.js';
 import { LinkQueue } from './link-queue.js';
 import { type PageCategory, categoriesFirst } from './page-categories.js';
-import { keyOf, normalizeUrl } from './normalize-url.js';
+import { keyOf, normalizeUrl } from '../documents/normalize-url.js';
 import { type RelevanceFields, type RelevanceRanker, pathOf } from './relevance.js';
 import { parseSitemap } from './sitemap.js';
 import { isAssetUrl } from './url-kinds.js';

@@ -1,4 +1,4 @@
-import type { PageLinkText } from '../extract/content-extractor.port.js';
+import type { PageLinkText } from '../documents/extracted-page.js';
 
 /** The longest max_age a request may give (search, extract, map, crawl): a year, in seconds. */
 export const MAX_AGE_LIMIT = 31_536_000;

@@ -15,7 +15,7 @@ import {
   spanWeight,
   truncate,
 } from './passages.js';
-import { linkListShare } from './link-list-share.js';
+import { linkListShare } from '../../documents/link-list-share.js';
 import { stemPrefixes, words } from './words.js';
 import { proseSentences, splitSentences } from './sentences.js';
 
