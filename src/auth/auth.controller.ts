@@ -20,7 +20,7 @@ import { CurrentSession, SessionGuard } from './session.guard.js';
 import { SessionService, type SessionUser } from './session.service.js';
 import { SignInLimiter } from './sign-in-limiter.js';
 import { TOO_MANY_REDEMPTIONS, tooManySignInAttempts } from './sign-in-rate-limits.js';
-import { normalizeEmail } from '../users/events/user.events.js';
+import { normalizeEmail } from '../common/email-address.js';
 
 const REDEEM_FAILURES = {
   invalid: 'this sign-in link is not valid; request a new one',

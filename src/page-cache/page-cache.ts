@@ -5,7 +5,7 @@ import { normalizeUrl, slashTwin } from '../documents/normalize-url.js';
 import { Database } from '../database/database.js';
 import type { ExtractedPage } from '../documents/extracted-page.js';
 import { AddressPolicy } from '../fetch/address-policy.js';
-import { portOfUrl } from '../fetch/allow-entry.js';
+import { portOfUrl } from '../config/allow-entry.js';
 import { REDIS, type RedisClient } from '../redis/redis.module.js';
 import { type CachedPage, isFresh } from './cached-page.js';
 import type { FailureMemory } from './failure-memory.js';
