@@ -18,7 +18,7 @@ import {
   ApiOkResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { ReadYourWrites } from '../../../projections/read-your-writes.js';
+import { ReadYourWrites } from '../../event-store/read-your-writes.js';
 import { OperatorAccess } from '../../auth/operator-access.service.js';
 import { CurrentSession, SessionGuard } from '../../auth/session.guard.js';
 import type { SessionUser } from '../../auth/session.service.js';
