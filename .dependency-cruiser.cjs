@@ -120,6 +120,18 @@ module.exports = {
       'Crawling feeds the search index: it imports nothing of search.',
     ),
     {
+      name: 'every-room-in-a-layer',
+      comment:
+        'Every folder of src/ belongs to a layer: a new one is added to a list at the top of .dependency-cruiser.cjs ' +
+        '(and to the layers in docs/design.md), so that the rules above hold for it.',
+      severity: 'error',
+      from: {
+        path: '^src/',
+        pathNot: rooms(...LEAVES, ...INFRASTRUCTURE, ...WRITE_SIDE, ...READ_SIDE_IN_SRC, ...ENGINES, ...API),
+      },
+      to: {},
+    },
+    {
       name: 'not-to-unresolvable',
       comment: 'An import that does not resolve is a broken import.',
       severity: 'error',
