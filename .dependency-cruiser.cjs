@@ -9,25 +9,19 @@
 /** A folder (or file) list as a path pattern: `rooms('config', 'common')` matches src/config/ and src/common/. */
 const rooms = (...names) => `^src/(${names.join('|')})(/|\\.ts$)`;
 
+// Shared leaves. http/ is the HTTP plumbing every controller uses (error bodies, pipes, filters, the route
+// decorators of the OpenAPI document), not an API surface of its own.
 const LEAVES = ['common', 'config', 'http'];
+// llm/ is the client of the configured chat-completion server.
 const INFRASTRUCTURE = ['database', 'event-store', 'redis', 'fetch', 'observability', 'llm'];
+// audit/ names the events the audit log shows (its projector, in projections/, imports it).
 const WRITE_SIDE = ['users', 'auth', 'organizations', 'projects', 'keys', 'metering', 'audit'];
-// The read side is projections/ (at the repository's root) and the followers that act on the read models.
+// The read side is projections/ (at the repository's root) and the followers that act on the read models (alerts/).
 const READ_SIDE_IN_SRC = ['alerts'];
+// feedback/ judges search results (it reads search's result log).
 const ENGINES = ['documents', 'page-cache', 'extract', 'crawl', 'search', 'verticals', 'research', 'feedback'];
-const API = [
-  'app',
-  'http-api',
-  'openapi',
-  'mcp',
-  'dashboard',
-  'cli',
-  'health',
-  'demo',
-  'request-log',
-  'main',
-  'metadata',
-];
+// request-log/ records every data-plane call (an HTTP hook and the logs endpoints), whatever engine served it.
+const API = ['app', 'openapi', 'mcp', 'dashboard', 'cli', 'health', 'demo', 'request-log', 'main', 'metadata'];
 
 const READ_SIDE = `(^projections/|${rooms(...READ_SIDE_IN_SRC)})`;
 const above = {
