@@ -4,7 +4,7 @@
 // A lower layer that needs something from a higher one owns a port (an interface or an injection token) that the
 // higher one implements (src/event-store/read-model-progress.port.ts, implemented by projections/). Within the
 // engines, the shared document pieces sit below the page cache, the page cache below extraction, extraction below
-// crawling, crawling below search.
+// crawling, crawling below search, and search below verticals, research and feedback.
 
 /** A folder (or file) list as a path pattern: `rooms('config', 'common')` matches src/config/ and src/common/. */
 const rooms = (...names) => `^src/(${names.join('|')})(/|\\.ts$)`;
@@ -112,6 +112,12 @@ module.exports = {
       rooms('crawl'),
       rooms('search', 'verticals', 'research', 'feedback'),
       'Crawling feeds the search index: it imports nothing of search.',
+    ),
+    layer(
+      'search-below-verticals-research-feedback',
+      rooms('search'),
+      rooms('verticals', 'research', 'feedback'),
+      'Verticals, research and feedback are built on search: search imports none of them.',
     ),
     {
       name: 'every-room-in-a-layer',
