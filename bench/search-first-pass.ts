@@ -14,7 +14,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DocumentIndexWriter, type IndexedDocument } from '../src/crawl/document-index.writer.js';
+import { DocumentIndexWriter, type IndexedDocument } from '../src/documents/document-index.writer.js';
 import { Database, quoteIdent } from '../src/database/database.js';
 import { EmbeddedPostgres } from '../src/database/embedded-postgres.js';
 import { migrate } from '../src/database/migrator.js';

@@ -27,7 +27,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DocumentIndexWriter, type IndexedDocument } from '../src/crawl/document-index.writer.js';
+import { DocumentIndexWriter, type IndexedDocument } from '../src/documents/document-index.writer.js';
 import { Database, quoteIdent } from '../src/database/database.js';
 import { migrate } from '../src/database/migrator.js';
 import { projectRoot } from '../src/database/project-root.js';

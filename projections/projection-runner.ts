@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
-import type { Database } from '../src/database/database.js';
+import type { Database, Queryable } from '../src/database/database.js';
 import {
   type EventStore,
   type From,
@@ -9,6 +9,11 @@ import {
   START,
   isAtOrAfter,
 } from '../src/event-store/event-store.port.js';
+import {
+  type CatchUpResult,
+  ProjectionTimeoutError,
+  type ReadModelProgress,
+} from '../src/event-store/read-model-progress.port.js';
 import { ProjectionHeldError, applyBatch } from './apply-batch.js';
 import { loadCheckpoint } from './checkpoint-store.js';
 import type { Projector } from './projector.js';
@@ -37,7 +42,7 @@ export interface ProjectionRunnerOptions {
  * Keeps the read models of `db.schema` up to date from a catch-up subscription. One node at a time runs it (a
  * session advisory lock); every node can wait for a position through the checkpoint table.
  */
-export class ProjectionRunner {
+export class ProjectionRunner implements ReadModelProgress {
   private readonly progress = new EventEmitter();
   private stopped = false;
   private running: Promise<void> | undefined;
@@ -92,6 +97,10 @@ export class ProjectionRunner {
     const stored = await loadCheckpoint(this.db, this.options.checkpointName);
     if (stored !== START) this.lastKnown = stored;
     return stored;
+  }
+
+  checkpointIn(client: Queryable): Promise<From> {
+    return loadCheckpoint(client, this.options.checkpointName);
   }
 
   /**
@@ -266,21 +275,5 @@ export class ProjectionRunner {
       this.closeSubscription = undefined;
       await subscription.close().catch(() => {});
     }
-  }
-}
-
-export interface CatchUpResult {
-  /** False when another process leads the projection (nothing was applied here). */
-  readonly ran: boolean;
-  /** Events read and applied by this pass. */
-  readonly events: number;
-  /** The checkpoint after the pass. */
-  readonly position: From;
-}
-
-export class ProjectionTimeoutError extends Error {
-  constructor(timeoutMs: number) {
-    super(`read models did not catch up within ${timeoutMs} ms`);
-    this.name = 'ProjectionTimeoutError';
   }
 }

@@ -9,11 +9,12 @@ import {
 import { APP_CONFIG, type AppConfig } from '../src/config/app-config.js';
 import { Database } from '../src/database/database.js';
 import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
+import { ReadModelProgress } from '../src/event-store/read-model-progress.port.js';
+import { ReadYourWrites } from '../src/event-store/read-your-writes.js';
 import { CHARGED_TOTALS } from '../src/metering/charged-totals.port.js';
 import { ProjectedChargedTotals } from './projected-charged-totals.js';
 import { ProjectionRunner } from './projection-runner.js';
 import { READ_MODEL_PROJECTORS, READ_MODELS_CHECKPOINT } from './read-models/index.js';
-import { ReadYourWrites } from './read-your-writes.js';
 
 @Global()
 @Module({
@@ -37,9 +38,10 @@ import { ReadYourWrites } from './read-your-writes.js';
       useFactory: (db: Database, runner: ProjectionRunner, config: AppConfig) =>
         new ProjectedChargedTotals(db, runner, config.projectionWaitTimeoutMs),
     },
+    { provide: ReadModelProgress, useExisting: ProjectionRunner },
     ReadYourWrites,
   ],
-  exports: [ProjectionRunner, ReadYourWrites, CHARGED_TOTALS],
+  exports: [ProjectionRunner, ReadModelProgress, ReadYourWrites, CHARGED_TOTALS],
 })
 export class ProjectionsModule implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(

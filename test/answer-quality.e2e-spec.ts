@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DocumentIndexWriter, type IndexedDocument } from '../src/crawl/document-index.writer.js';
+import { DocumentIndexWriter, type IndexedDocument } from '../src/documents/document-index.writer.js';
 import { extractHtml } from '../src/extract/html/html-page.js';
 import { type SearchApp, startSearchApp } from './fixtures/search/search-app.js';
 import { REAL_SITE_DIR } from './support/real-site.js';

@@ -1,7 +1,7 @@
 import { tavily } from '@tavily/core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { DocumentIndexWriter } from '../src/crawl/document-index.writer.js';
+import { DocumentIndexWriter } from '../src/documents/document-index.writer.js';
 import { MESSAGES } from '../src/metering/metering.errors.js';
 import { corpusDocuments } from './fixtures/search/corpus.js';
 import { type DocsSites, startDocsSites } from './support/docs-sites.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { tavily } from '@tavily/core';
 import { runCli } from '../src/cli/run-cli.js';
-import { DocumentIndexWriter } from '../src/crawl/document-index.writer.js';
+import { DocumentIndexWriter } from '../src/documents/document-index.writer.js';
 import { Database } from '../src/database/database.js';
 import { parseArgs, runEvaluation } from '../src/search/eval/evaluate-search.js';
 import { corpusDocuments } from './fixtures/search/corpus.js';

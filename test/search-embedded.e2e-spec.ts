@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../src/app/create-app.js';
 import { loadConfig } from '../src/config/app-config.js';
-import { DocumentIndexWriter } from '../src/crawl/document-index.writer.js';
+import { DocumentIndexWriter } from '../src/documents/document-index.writer.js';
 import { DemoSeedService } from '../src/demo/demo-seed.service.js';
 import { JUDGMENTS, corpusDocuments } from './fixtures/search/corpus.js';
 import { call } from './support/test-app.js';

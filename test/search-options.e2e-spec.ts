@@ -1,6 +1,6 @@
 import { tavily } from '@tavily/core';
-import { DocumentIndexWriter } from '../src/crawl/document-index.writer.js';
-import type { IndexedDocument } from '../src/crawl/document-index.writer.js';
+import { DocumentIndexWriter } from '../src/documents/document-index.writer.js';
+import type { IndexedDocument } from '../src/documents/document-index.writer.js';
 import { type SearchApp, startSearchApp } from './fixtures/search/search-app.js';
 import { chargesOf } from './support/metering-fixture.js';
 import type { Json } from './support/test-app.js';

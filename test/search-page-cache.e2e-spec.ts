@@ -1,4 +1,4 @@
-import { DocumentIndexWriter } from '../src/crawl/document-index.writer.js';
+import { DocumentIndexWriter } from '../src/documents/document-index.writer.js';
 import { Database } from '../src/database/database.js';
 import { PageCache } from '../src/page-cache/page-cache.js';
 import { textDocument } from './support/indexed-document.js';

@@ -1,4 +1,4 @@
-import { DocumentIndexWriter } from '../src/crawl/document-index.writer.js';
+import { DocumentIndexWriter } from '../src/documents/document-index.writer.js';
 import { LocalIndexProvider } from '../src/search/providers/local-index.provider.js';
 import { TRANSLATION_SITE, translationCorpus } from './fixtures/search/translation-corpus.js';
 import { type SearchApp, startSearchApp } from './fixtures/search/search-app.js';

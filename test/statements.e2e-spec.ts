@@ -511,7 +511,7 @@ describe.each([
     const s = { org: stranger.orgId, project: stranger.projectId, key: randomUUID(), operation: 'search' as const };
     await projected(await append([charge({ ...s, credits: 1, month: M2, at: day(M2, 3) })]));
     // What a close reads: the month's entries up to the read models' checkpoint...
-    const read = await readMonthEntries(db, stranger.orgId, M2);
+    const read = await readMonthEntries(db, app.app.get(ProjectionRunner), stranger.orgId, M2);
     const covered = read.checkpoint as Position;
     // ...then a charge of the month lands before the statement is appended.
     const between = charge({ ...s, credits: 2, month: M2, at: day(M2, 28) });

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { DocumentIndexWriter } from '../src/crawl/document-index.writer.js';
+import { DocumentIndexWriter } from '../src/documents/document-index.writer.js';
 import { corpusDocuments } from './fixtures/search/corpus.js';
 import { changePlan, meteredOrganization } from './support/metering-fixture.js';
 import { MeteredTestRoutesModule } from './support/metered-test-routes.js';

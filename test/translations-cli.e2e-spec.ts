@@ -1,4 +1,4 @@
-import { DocumentIndexWriter } from '../src/crawl/document-index.writer.js';
+import { DocumentIndexWriter } from '../src/documents/document-index.writer.js';
 import { LocalIndex } from '../src/search/index/local-index.js';
 import { translationCorpus } from './fixtures/search/translation-corpus.js';
 import { operatorCli } from './support/operator-cli.js';

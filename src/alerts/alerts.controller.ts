@@ -1,11 +1,11 @@
 import { Body, Controller, Get, Param, Put, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ReadYourWrites } from '../../projections/read-your-writes.js';
+import { ReadYourWrites } from '../event-store/read-your-writes.js';
 import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
 import type { SessionUser } from '../auth/session.service.js';
 import { Database } from '../database/database.js';
-import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../http/openapi/api-route.decorators.js';
 import { OrgAccessService } from '../organizations/org-access.service.js';
 import { SetAlertThresholdsCommand } from './commands/set-alert-thresholds.command.js';
 import {

@@ -18,7 +18,7 @@ import { dateWindow } from '../common/date-window.js';
 import { errorBody } from '../http/error-body.js';
 import { csvRecords, prefersCsv } from '../metering/ledger/csv.js';
 import { decodeCursor, encodeCursor } from '../metering/ledger/ledger-cursor.js';
-import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../http/openapi/api-route.decorators.js';
 import { OrgAccessService } from '../organizations/org-access.service.js';
 import { AUDIT_CSV_COLUMNS, type AuditLogFilter, AuditLogQueries } from './audit-log.queries.js';
 import { AuditLogQueryDto } from './dto/audit-log-query.dto.js';

@@ -9,8 +9,8 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorResponseDto, RateLimitErrorResponseDto } from '../http/dto/error-response.dto.js';
-import { ApiSessionAuth } from '../openapi/api-route.decorators.js';
-import { headerRefs } from '../openapi/openapi-components.js';
+import { ApiSessionAuth } from '../http/openapi/api-route.decorators.js';
+import { headerRefs } from '../http/openapi/openapi-components.js';
 import { errorBody } from '../http/error-body.js';
 import { RequestMagicLinkDto, VerifyMagicLinkDto } from './dto/magic-link.dto.js';
 import { CurrentSessionDto, MagicLinkRequestedDto, SessionDto } from './dto/session-response.dto.js';
@@ -20,7 +20,7 @@ import { CurrentSession, SessionGuard } from './session.guard.js';
 import { SessionService, type SessionUser } from './session.service.js';
 import { SignInLimiter } from './sign-in-limiter.js';
 import { TOO_MANY_REDEMPTIONS, tooManySignInAttempts } from './sign-in-rate-limits.js';
-import { normalizeEmail } from '../users/events/user.events.js';
+import { normalizeEmail } from '../common/email-address.js';
 
 const REDEEM_FAILURES = {
   invalid: 'this sign-in link is not valid; request a new one',

@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { randomBase62, sha256Hex } from '../common/secrets.js';
 import { Database } from '../database/database.js';
 import { RegisterUserCommand } from '../users/commands/register-user.command.js';
-import { normalizeEmail } from '../users/events/user.events.js';
+import { normalizeEmail } from '../common/email-address.js';
 import { MailerService } from './mailer.service.js';
 import { type IssuedLink, RedemptionLimiter, type RedemptionScope } from './redemption-limiter.js';
 import { type IssuedSession, SessionService } from './session.service.js';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { SessionUser } from './session.service.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { normalizeEmail } from '../users/events/user.events.js';
+import { normalizeEmail } from '../common/email-address.js';
 
 /**
  * The server's operators, on the control plane: users signed in with an address OPERATOR_EMAILS names. Being one is

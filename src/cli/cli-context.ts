@@ -2,10 +2,11 @@ import os from 'node:os';
 import type { INestApplicationContext, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
-import { ProjectionRunner, ProjectionTimeoutError } from '../../projections/projection-runner.js';
+import { ProjectionRunner } from '../../projections/projection-runner.js';
 import { type AppConfig, loadConfig } from '../config/app-config.js';
 import { Database } from '../database/database.js';
 import type { Actor } from '../event-store/domain-event.js';
+import { ProjectionTimeoutError } from '../event-store/read-model-progress.port.js';
 import {
   EVENT_STORE,
   type EventStore,
@@ -14,7 +15,7 @@ import {
   START,
   isAtOrAfter,
 } from '../event-store/event-store.port.js';
-import type { CommandScope } from './command.js';
+import type { CommandScope } from './command-scope.js';
 import { findRunningEmbeddedServer } from './embedded-server.js';
 import { type CliIo, writeJson, writeLine } from './output.js';
 

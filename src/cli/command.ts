@@ -1,4 +1,5 @@
 import type { CliContext } from './cli-context.js';
+import type { CommandScope } from './command-scope.js';
 
 /** The work of a command whose arguments are valid; resolves to the process exit status. */
 export type CommandRun = (ctx: CliContext) => Promise<number>;
@@ -10,12 +11,6 @@ export interface CliCommand {
   /** Validates the arguments (throwing a UsageError) before anything connects, and returns the work. */
   parse(args: readonly string[]): CommandRun;
 }
-
-/**
- * What a command group boots: the control plane only (stores, read models, command handlers: starts at once), or
- * the whole application (fetching, extraction, the search index).
- */
-export type CommandScope = 'control-plane' | 'application';
 
 /** `org`, `project`, `key`, `projections`: one file each. */
 export interface CommandGroup {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { exportFeedbackDataset } from '../feedback/feedback-dataset.js';
-import { isCalendarDate } from '../search/dto/search-request.dto.js';
+import { isCalendarDate } from '../http/dto/calendar-date.js';
 import { JSON_FLAG, UsageError, optionalString, parseCommandArgs, requiredString, uuidArgument } from './args.js';
 import type { CliCommand, CommandGroup } from './command.js';
 

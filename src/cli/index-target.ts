@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import cliProgress from 'cli-progress';
-import { DocumentIndexWriter, type IndexedDocument } from '../crawl/document-index.writer.js';
+import { DocumentIndexWriter, type IndexedDocument } from '../documents/document-index.writer.js';
 import { MAX_SITEMAP_URLS, parseSitemap } from '../crawl/sitemap.js';
 import { CONTENT_EXTRACTOR, type ContentExtractor } from '../extract/content-extractor.port.js';
 import { FETCHER, type Fetcher, ROBOTS_POLICY, type RobotsPolicy } from '../fetch/fetcher.port.js';

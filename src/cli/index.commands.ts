@@ -1,4 +1,4 @@
-import { normalizeUrl, parseStartUrl } from '../crawl/normalize-url.js';
+import { normalizeUrl, parseStartUrl } from '../documents/normalize-url.js';
 import { JSON_FLAG, UsageError, optionalInteger, parseCommandArgs } from './args.js';
 import type { CliCommand, CommandGroup } from './command.js';
 

@@ -6,7 +6,7 @@ import {
 import type { Overage } from '../organizations/events/organization.events.js';
 import { PLAN_NAMES, type PlanName, planLimits } from '../organizations/plans.js';
 import { RegisterUserCommand } from '../users/commands/register-user.command.js';
-import { isEmailAddress } from '../users/dto/email-address.js';
+import { isEmailAddress } from '../common/email-address.js';
 import {
   JSON_FLAG,
   type ParsedArgs,

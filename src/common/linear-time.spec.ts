@@ -13,7 +13,7 @@
 import vm from 'node:vm';
 import fc from 'fast-check';
 import robotsParserModule from 'robots-parser';
-import { normalizeUrl, parseStartUrl } from '../crawl/normalize-url.js';
+import { normalizeUrl, parseStartUrl } from '../documents/normalize-url.js';
 import { outlineHtml } from '../crawl/html-outline.js';
 import { queryTerms } from '../crawl/relevance.js';
 import { parseSitemap } from '../crawl/sitemap.js';
@@ -25,7 +25,7 @@ import { planSubQuestions } from '../research/research-plan.js';
 import { extractiveAnswer } from '../search/answer/extractive-answer.js';
 import { domainMatcher } from '../search/index/domain-patterns.js';
 import { quotedPhrases } from '../search/search-request.js';
-import { linkListShare } from '../search/text/link-list-share.js';
+import { linkListShare } from '../documents/link-list-share.js';
 import { markdownToText } from '../search/text/markdown-text.js';
 import { bestWindow, chunk, type ScoredSentence, truncate } from '../search/text/passages.js';
 import { proseSentences, splitSentences } from '../search/text/sentences.js';

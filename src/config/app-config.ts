@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { plainToInstance, Transform } from 'class-transformer';
-import { AllowEntryError, parseAllowEntry } from '../fetch/allow-entry.js';
+import { AllowEntryError, parseAllowEntry } from './allow-entry.js';
 import {
   IsBoolean,
   IsIn,
@@ -25,8 +25,7 @@ import {
   parseMcpTools,
 } from './mcp-tools.setting.js';
 import { parseTrustProxy, type TrustProxy, trustProxyProblem } from './trust-proxy.js';
-import { isEmailAddress } from '../users/dto/email-address.js';
-import { normalizeEmail } from '../users/events/user.events.js';
+import { isEmailAddress, normalizeEmail } from '../common/email-address.js';
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const toBool = ({ value }: { value: unknown }) =>

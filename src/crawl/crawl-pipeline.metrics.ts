@@ -3,7 +3,7 @@ import { Counter, type Registry } from 'prom-client';
 import { ExtractionPool } from '../extract/extraction-pool.js';
 import { HostScheduler } from '../fetch/host-scheduler.js';
 import { METRICS_REGISTRY } from '../observability/metrics.js';
-import { DocumentIndexWriter } from './document-index.writer.js';
+import { DocumentIndexWriter } from '../documents/document-index.writer.js';
 
 /**
  * Where a crawl's time goes, as running totals at /metrics: waiting for a host's turn (politeness), waiting for and

@@ -6,7 +6,7 @@ import { CrawlFilters } from './crawl-filters.js';
 import type { MapRequestDto } from './dto/map-request.dto.js';
 import { DEFAULTS } from './dto/map-request.dto.js';
 import type { FrontierPlan, FrontierStop } from './frontier.js';
-import { parseStartUrl } from './normalize-url.js';
+import { parseStartUrl } from '../documents/normalize-url.js';
 import { RelevanceRanker } from './relevance.js';
 import { rejectFailedStart } from './start-failure.js';
 

@@ -4,7 +4,7 @@ import { FetchModule } from '../fetch/fetch.module.js';
 import { CrawlController } from './crawl.controller.js';
 import { CrawlPipelineMetrics } from './crawl-pipeline.metrics.js';
 import { CrawlService } from './crawl.service.js';
-import { DocumentIndexWriter } from './document-index.writer.js';
+import { DocumentIndexWriter } from '../documents/document-index.writer.js';
 import { MapService } from './map.service.js';
 import { SiteIndexer } from './site-indexer.service.js';
 

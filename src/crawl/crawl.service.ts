@@ -15,7 +15,7 @@ import { PageCache } from '../page-cache/page-cache.js';
 import { type CrawledPage, cachedVisit } from './cached-visit.js';
 import type { CrawlResponseDto } from './dto/crawl-response.dto.js';
 import { cutShort, resolveRequest, responseTime } from './crawl-request.js';
-import { DocumentIndexWriter } from './document-index.writer.js';
+import { DocumentIndexWriter } from '../documents/document-index.writer.js';
 import type { CrawlRequestDto } from './dto/crawl-request.dto.js';
 import { Frontier, type PageCopies } from './frontier.js';
 import { IndexFeed } from './index-feed.js';

@@ -7,7 +7,7 @@ import {
 import type { Fetcher } from '../fetch/fetcher.port.js';
 import type { PageVisitor } from './frontier.js';
 import { linkVisitor } from './link-visitor.js';
-import { normalizeUrl } from './normalize-url.js';
+import { normalizeUrl } from '../documents/normalize-url.js';
 import { trimStartChars } from '../common/linear-text.js';
 
 /**

@@ -15,7 +15,7 @@ import type {
 import { type Candidate, type Entry, FrontierEntries } from './frontier-entries.js';
 import { LinkQueue } from './link-queue.js';
 import { categoriesFirst } from './page-categories.js';
-import { keyOf, normalizeUrl } from './normalize-url.js';
+import { keyOf, normalizeUrl } from '../documents/normalize-url.js';
 import { type RelevanceFields, type RelevanceRanker, pathOf } from './relevance.js';
 import { SiteAccess } from './site-access.js';
 import { isAssetUrl } from './url-kinds.js';

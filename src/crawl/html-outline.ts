@@ -1,5 +1,5 @@
 import { Parser } from 'htmlparser2';
-import { keyOf, normalizeUrl } from './normalize-url.js';
+import { keyOf, normalizeUrl } from '../documents/normalize-url.js';
 
 export interface PageLink {
   /** Normalized absolute URL. */

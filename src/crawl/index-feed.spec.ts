@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import type { Logger } from '@nestjs/common';
 import type { ExtractedPage } from '../extract/content-extractor.port.js';
-import type { DocumentIndexWriter, IndexedDocument } from './document-index.writer.js';
+import type { DocumentIndexWriter, IndexedDocument } from '../documents/document-index.writer.js';
 import { IndexFeed } from './index-feed.js';
 
 function page(n: number): ExtractedPage {

@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { ExtractedPage } from '../extract/content-extractor.port.js';
-import { DocumentIndexWriter } from './document-index.writer.js';
+import { DocumentIndexWriter } from '../documents/document-index.writer.js';
 
 /** Pages gathered before a write starts while the crawl runs (the rest is written when it ends). */
 const MIN_BATCH = 25;

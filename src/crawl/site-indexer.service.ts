@@ -9,7 +9,7 @@ import { ExtractionPool } from '../extract/extraction-pool.js';
 import { FETCHER, type Fetcher, ROBOTS_POLICY, type RobotsPolicy } from '../fetch/fetcher.port.js';
 import { HostScheduler } from '../fetch/host-scheduler.js';
 import { CrawlFilters } from './crawl-filters.js';
-import { DocumentIndexWriter } from './document-index.writer.js';
+import { DocumentIndexWriter } from '../documents/document-index.writer.js';
 import { extractingVisitor } from './extracting-visitor.js';
 import { Frontier, type PageVisitor } from './frontier.js';
 import { IndexFeed } from './index-feed.js';

@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { Parser } from 'htmlparser2';
-import { normalizeUrl } from './normalize-url.js';
+import { normalizeUrl } from '../documents/normalize-url.js';
 
 /** A sitemap file: pages (`<urlset>`, or a plain-text list), or more sitemaps (`<sitemapindex>`). */
 export interface ParsedSitemap {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
-import type { PgliteThreadData, PgliteThreadMessage } from './pglite-thread.js';
+import type { PgliteThreadData, PgliteThreadMessage } from './pglite-thread-messages.js';
 import { PgliteWireServer } from './pglite-wire-server.js';
 
 /** How the database runs: on its own thread (a build), or on the caller's (the TypeScript sources, under jest). */

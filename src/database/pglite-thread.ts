@@ -1,17 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { servePglite } from './embedded-postgres.js';
-
-/** What EmbeddedPostgres hands the thread that runs PGlite. */
-export interface PgliteThreadData {
-  readonly pgDir: string;
-  readonly port: number;
-  readonly maxConnections: number;
-}
-
-export type PgliteThreadMessage =
-  | { readonly type: 'listening'; readonly port: number }
-  | { readonly type: 'failed'; readonly message: string }
-  | { readonly type: 'stopped' };
+import type { PgliteThreadData, PgliteThreadMessage } from './pglite-thread-messages.js';
 
 /**
  * The embedded database on a thread of its own: PGlite (WebAssembly) executes every statement synchronously, so on

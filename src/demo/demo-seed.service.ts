@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ReadYourWrites } from '../../projections/read-your-writes.js';
+import { ReadYourWrites } from '../event-store/read-your-writes.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { toNewEvent } from '../event-store/domain-event.js';
 import { EVENT_STORE, type EventStore, WrongExpectedVersionError } from '../event-store/event-store.port.js';

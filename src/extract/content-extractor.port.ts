@@ -1,3 +1,5 @@
+import type { ExtractedPage } from '../documents/extracted-page.js';
+
 /** Turning one URL into the content an API result carries. */
 export interface ExtractOptions {
   readonly depth: 'basic' | 'advanced';
@@ -19,30 +21,9 @@ export interface ExtractOptions {
   readonly politely?: <T>(request: () => Promise<T>) => Promise<T>;
 }
 
-/** A link of a page: its absolute URL (no fragment) and its anchor texts (joined by ` | `; may be empty). */
-export interface PageLinkText {
-  readonly url: string;
-  readonly text: string;
-}
-
-export interface ExtractedPage {
-  /** The final URL of the page (after redirects). */
-  readonly url: string;
-  readonly title: string | null;
-  readonly rawContent: string;
-  /** Absolute URLs of the page's main images. */
-  readonly images: readonly string[];
-  readonly favicon: string | null;
-  readonly publishedDate: string | null;
-  readonly language: string | null;
-  /** schema.org JSON-LD / microdata items, OpenGraph and citation meta tags, as found. */
-  readonly structuredData: readonly Record<string, unknown>[];
-  /** Outgoing links of the page, for map and crawl. */
-  readonly links: readonly PageLinkText[];
-  /** The page asks robots not to follow its links (`<meta name="robots" content="nofollow">`, or `none`). */
-  readonly noFollow?: boolean;
-  readonly contentType: string;
-}
+// The page an extraction gives is declared in src/documents/ (the page cache and the index writer, below extract/,
+// store it); extract/ and its users keep naming it from here.
+export type { ExtractedPage, PageLinkText } from '../documents/extracted-page.js';
 
 export class ExtractError extends Error {
   constructor(

@@ -3,7 +3,7 @@ import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { JsonOnly } from '../http/json-only.js';
 import { takeApiKey } from '../metering/take-api-key.js';
-import { ApiFreeKeyResponses } from '../openapi/api-route.decorators.js';
+import { ApiFreeKeyResponses } from '../http/openapi/api-route.decorators.js';
 import { FeedbackRequestDto } from './dto/feedback-request.dto.js';
 import { FeedbackResponseDto } from './dto/feedback-response.dto.js';
 import { FeedbackService } from './feedback.service.js';

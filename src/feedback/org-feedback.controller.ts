@@ -2,7 +2,7 @@ import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
 import type { SessionUser } from '../auth/session.service.js';
-import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../http/openapi/api-route.decorators.js';
 import { OrgAccessService } from '../organizations/org-access.service.js';
 import { FeedbackPageDto, FeedbackQueryDto } from './dto/feedback-list.dto.js';
 import { decodeFeedbackCursor, encodeFeedbackCursor } from './feedback-cursor.js';

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { type Address, type AllowEntry, parseAllowEntry } from './allow-entry.js';
+import { type Address, type AllowEntry, parseAllowEntry } from '../config/allow-entry.js';
 
 /** Why an address is refused, phrased to follow "the address X is …". */
 const DESCRIPTIONS: Record<string, string> = {
@@ -111,7 +111,7 @@ const portAdmits = (entry: { readonly port: number | null }, port: number | null
 /**
  * The SSRF rules: which hosts and resolved addresses the fetcher may connect to. Everything that is not a public
  * unicast address is refused, unless the operator's allow-list (FETCH_ALLOW_HOSTS: host names, `*.domain`, IP
- * addresses or CIDRs, each on every port or on one, see allow-entry.ts) names it. The port is judged with the host
+ * addresses or CIDRs, each on every port or on one, see config/allow-entry.ts) names it. The port is judged with the host
  * and with every address: `127.0.0.1:8080` admits port 8080 of 127.0.0.1, by that address or by any name resolving
  * to it, and no other port of it.
  */

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
 import { AddressPolicy } from './address-policy.js';
-import { portOfUrl } from './allow-entry.js';
+import { portOfUrl } from '../config/allow-entry.js';
 import {
   isAcceptedMediaType,
   isGzipFileMediaType,

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { TimeoutError, withTimeout } from '../observability/with-timeout.js';
 import { type AddressPolicy, type AddressRefusedError, bareHost } from './address-policy.js';
-import { portOfUrl } from './allow-entry.js';
+import { portOfUrl } from '../config/allow-entry.js';
 import { toFetchError } from './fetch-errors.js';
 import type { FetchError } from './fetcher.port.js';
 import { type HostResolver, systemResolver } from './safe-lookup.js';

@@ -8,7 +8,12 @@ import {
   SocketClosedUnexpectedlyError,
   SocketTimeoutError,
 } from 'redis';
-import { RedisNotAnsweringError } from '../redis/redis-stall-watch.js';
+
+/**
+ * An error a dependency's own watch raises when the dependency has stopped answering (src/redis/redis-stall-watch.ts):
+ * declared here, below the infrastructure, so that this check knows it without importing the watch.
+ */
+export class DependencyNotAnsweringError extends Error {}
 
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
@@ -38,7 +43,7 @@ const REDIS_ERROR_CLASSES = [
   DisconnectsClientError,
   ReconnectStrategyError,
   RedisCommandTimeoutError,
-  RedisNotAnsweringError,
+  DependencyNotAnsweringError,
 ];
 
 /**

@@ -13,13 +13,13 @@ import {
 } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ReadYourWrites } from '../../projections/read-your-writes.js';
+import { ReadYourWrites } from '../event-store/read-your-writes.js';
 import type { Position } from '../event-store/event-store.port.js';
 import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
 import type { SessionUser } from '../auth/session.service.js';
 import { ErrorResponseDto } from '../http/dto/error-response.dto.js';
 import { errorBody } from '../http/error-body.js';
-import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../http/openapi/api-route.decorators.js';
 import { OrgAccessService, isUuid } from '../organizations/org-access.service.js';
 import { CreateKeyCommand } from './commands/create-key.command.js';
 import { RenameKeyCommand } from './commands/rename-key.command.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { ProjectionRunner } from '../../projections/projection-runner.js';
+import { ReadModelProgress } from '../event-store/read-model-progress.port.js';
 import { Database } from '../database/database.js';
 import { hashApiKey, parseApiKey } from './api-key-secret.js';
 import type { ProjectBudgetSet } from '../projects/events/project.events.js';
@@ -30,7 +30,7 @@ export class KeyLookupService {
   constructor(
     private readonly db: Database,
     invalidation: KeyCacheInvalidation,
-    projections: ProjectionRunner,
+    projections: ReadModelProgress,
   ) {
     invalidation.onEvict((hash) => this.cache.delete(hash));
     // A revocation made by another process (the operator CLI) reaches this node through its projector.

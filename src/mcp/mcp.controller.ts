@@ -15,7 +15,7 @@ import {
   ApiUnsupportedMediaTypeResponse,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SECURITY, USAGE_HEADERS, headerRefs } from '../openapi/openapi-components.js';
+import { SECURITY, USAGE_HEADERS, headerRefs } from '../http/openapi/openapi-components.js';
 import { JsonRpcErrorDto, JsonRpcMessageDto, JsonRpcResponseDto } from './dto/json-rpc.dto.js';
 import { McpService } from './mcp.service.js';
 import { JsonOnly } from '../http/json-only.js';

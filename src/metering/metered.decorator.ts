@@ -12,7 +12,7 @@ import { Reflector } from '@nestjs/core';
 import type { ApiResponseOptions } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Observable, from, lastValueFrom } from 'rxjs';
-import { ApiMeteredResponses, type ResponseBody } from '../openapi/api-route.decorators.js';
+import { ApiMeteredResponses, type ResponseBody } from '../http/openapi/api-route.decorators.js';
 import type { MeteredOperationSpec } from './metered-operation.js';
 import { type Caller, MeteringPipeline, type WorkOutcome } from './metering-pipeline.js';
 import { takeApiKey } from './take-api-key.js';

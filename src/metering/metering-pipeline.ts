@@ -43,7 +43,7 @@ import {
   usageHeaders,
 } from './pipeline-answers.js';
 import { type BudgetLeaseHold, SpendBudgets } from './budgets/spend-budgets.js';
-import { callReceivedAt, noteCallCredits, noteCallKey } from '../request-log/request-log-context.js';
+import { callReceivedAt, noteCallCredits, noteCallKey } from './request-log-context.js';
 
 export type { MeteredResponse };
 

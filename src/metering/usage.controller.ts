@@ -9,8 +9,8 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorResponseDto, RateLimitErrorResponseDto } from '../http/dto/error-response.dto.js';
-import { SECURITY, USAGE_HEADERS, headerRefs } from '../openapi/openapi-components.js';
-import { ReadYourWrites } from '../../projections/read-your-writes.js';
+import { SECURITY, USAGE_HEADERS, headerRefs } from '../http/openapi/openapi-components.js';
+import { ReadYourWrites } from '../event-store/read-your-writes.js';
 import { KeyUsageDto } from './dto/key-usage.dto.js';
 import { Database } from '../database/database.js';
 import { isUuid } from '../organizations/org-access.service.js';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Gauge, type Registry } from 'prom-client';
-import { ProjectionRunner } from '../../projections/projection-runner.js';
 import { EVENT_STORE, type EventStore } from '../event-store/event-store.port.js';
+import { ReadModelProgress } from '../event-store/read-model-progress.port.js';
 import { METRICS_REGISTRY } from './metrics.js';
 import { projectionStatus } from './projection-status.js';
 import { withTimeout } from './with-timeout.js';
@@ -19,7 +19,7 @@ export class ProjectionMetrics {
 
   constructor(
     @Inject(METRICS_REGISTRY) registry: Registry,
-    runner: ProjectionRunner,
+    runner: ReadModelProgress,
     @Inject(EVENT_STORE) store: EventStore,
   ) {
     this.lag = new Gauge({

@@ -1,4 +1,4 @@
-import type { ProjectionRunner } from '../../projections/projection-runner.js';
+import type { ReadModelProgress } from '../event-store/read-model-progress.port.js';
 import { type EventStore, type From, START, isAtOrAfter } from '../event-store/event-store.port.js';
 
 export interface ProjectionStatus {
@@ -18,7 +18,7 @@ export interface ProjectionStatus {
  * read when the read models are behind.
  */
 export async function projectionStatus(
-  runner: ProjectionRunner,
+  runner: ReadModelProgress,
   store: EventStore,
   now: () => number = Date.now,
 ): Promise<ProjectionStatus> {

@@ -5,7 +5,7 @@ import { dashboardBasePath } from '../dashboard/dashboard-routes.js';
 import { dashboardOpenApiPaths } from '../dashboard/dashboard-openapi.js';
 import { DashboardSessionDto } from '../auth/dto/session-response.dto.js';
 import { ErrorResponseDto } from '../http/dto/error-response.dto.js';
-import { HEADERS, SECURITY } from './openapi-components.js';
+import { HEADERS, SECURITY } from '../http/openapi/openapi-components.js';
 import { OPENAPI_VERSION } from './openapi-version.js';
 
 const DESCRIPTION =

@@ -1,13 +1,13 @@
 import { Body, Controller, ForbiddenException, Param, Put, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiForbiddenResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ReadYourWrites } from '../../projections/read-your-writes.js';
+import { ReadYourWrites } from '../event-store/read-your-writes.js';
 import { OperatorAccess } from '../auth/operator-access.service.js';
 import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
 import type { SessionUser } from '../auth/session.service.js';
 import { ErrorResponseDto } from '../http/dto/error-response.dto.js';
 import { errorBody } from '../http/error-body.js';
-import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../http/openapi/api-route.decorators.js';
 import { ChangePlanCommand } from './commands/change-plan.command.js';
 import { ChangePlanDto } from './dto/change-plan.dto.js';
 import { OrganizationPlanDto } from './dto/organization-response.dto.js';

@@ -1,12 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, NotFoundException, Param, Post, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ReadYourWrites } from '../../projections/read-your-writes.js';
+import { ReadYourWrites } from '../event-store/read-your-writes.js';
 import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
 import type { SessionUser } from '../auth/session.service.js';
 import { ErrorResponseDto } from '../http/dto/error-response.dto.js';
 import { errorBody } from '../http/error-body.js';
-import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../http/openapi/api-route.decorators.js';
 import { RegisterUserCommand } from '../users/commands/register-user.command.js';
 import { AddMemberCommand } from './commands/add-member.command.js';
 import { CreateOrganizationCommand } from './commands/create-organization.command.js';

@@ -1,4 +1,7 @@
-import type { PageLinkText } from '../extract/content-extractor.port.js';
+import type { PageLinkText } from '../documents/extracted-page.js';
+
+/** The longest max_age a request may give (search, extract, map, crawl): a year, in seconds. */
+export const MAX_AGE_LIMIT = 31_536_000;
 
 /** A page as the local index holds it: what a fresh read would give, and when it was fetched. */
 export interface CachedPage {

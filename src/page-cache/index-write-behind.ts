@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { DocumentIndexWriter, type IndexedDocument } from '../crawl/document-index.writer.js';
+import { DocumentIndexWriter, type IndexedDocument } from '../documents/document-index.writer.js';
 import type { PageCacheMetrics } from './page-cache.metrics.js';
 
 /** Most documents in one call to the writer. */

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { DocumentIndexWriter } from '../crawl/document-index.writer.js';
-import { normalizeUrl, slashTwin } from '../crawl/normalize-url.js';
+import { DocumentIndexWriter } from '../documents/document-index.writer.js';
+import { normalizeUrl, slashTwin } from '../documents/normalize-url.js';
 import { Database } from '../database/database.js';
-import type { ExtractedPage } from '../extract/content-extractor.port.js';
+import type { ExtractedPage } from '../documents/extracted-page.js';
 import { AddressPolicy } from '../fetch/address-policy.js';
-import { portOfUrl } from '../fetch/allow-entry.js';
+import { portOfUrl } from '../config/allow-entry.js';
 import { REDIS, type RedisClient } from '../redis/redis.module.js';
 import { type CachedPage, isFresh } from './cached-page.js';
 import type { FailureMemory } from './failure-memory.js';

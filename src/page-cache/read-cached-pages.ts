@@ -1,5 +1,5 @@
 import type { Database } from '../database/database.js';
-import type { PageLinkText } from '../extract/content-extractor.port.js';
+import type { PageLinkText } from '../documents/extracted-page.js';
 import type { CachedPage } from './cached-page.js';
 
 interface Row {

@@ -1,13 +1,13 @@
 import { Body, Controller, Get, HttpCode, NotFoundException, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiCreatedResponse, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ReadYourWrites } from '../../projections/read-your-writes.js';
+import { ReadYourWrites } from '../event-store/read-your-writes.js';
 import type { Position } from '../event-store/event-store.port.js';
 import { CurrentSession, SessionGuard } from '../auth/session.guard.js';
 import type { SessionUser } from '../auth/session.service.js';
 import { Database } from '../database/database.js';
 import { errorBody } from '../http/error-body.js';
-import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../http/openapi/api-route.decorators.js';
 import { KeyCacheInvalidation } from '../keys/key-cache-invalidation.js';
 import { KeyViews } from '../keys/key.views.js';
 import { OrgAccessService, isUuid } from '../organizations/org-access.service.js';

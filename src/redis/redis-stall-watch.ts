@@ -1,9 +1,10 @@
 import type { Logger } from '@nestjs/common';
 import { Gauge, type Registry } from 'prom-client';
-import type { RedisClient } from './redis.module.js';
+import { DependencyNotAnsweringError } from '../http/unavailable-dependency.js';
+import type { RedisClient } from './redis-client.js';
 
 /** Thrown instead of sending a command to a Redis that has stopped answering (the call answers 503). */
-export class RedisNotAnsweringError extends Error {
+export class RedisNotAnsweringError extends DependencyNotAnsweringError {
   constructor(waitedMs: number) {
     super(`Redis has not answered for ${waitedMs} ms on an open connection`);
     this.name = 'RedisNotAnsweringError';

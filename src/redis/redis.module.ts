@@ -1,13 +1,12 @@
 import { Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { createClient } from 'redis';
 import type { Registry } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { METRICS_REGISTRY } from '../observability/metrics.js';
-import { redisClientOptions } from './redis-client-options.js';
+import { type RedisClient, connectRedis } from './redis-client.js';
 import { RedisStallWatch } from './redis-stall-watch.js';
 
-const connect = (url: string, commandTimeoutMs: number) => createClient(redisClientOptions(url, commandTimeoutMs));
-export type RedisClient = ReturnType<typeof connect>;
+// The client's type lives in redis-client.ts, which the stall watch imports too; it is exported from here as well.
+export type { RedisClient };
 /** The shared Redis connection, or null in the embedded single-node mode. */
 export const REDIS = Symbol('REDIS');
 /** Whether that connection's Redis still answers (REDIS_STALL_TIMEOUT_MS), or null (no Redis, or not watched). */
@@ -21,7 +20,7 @@ export const REDIS_STALL_WATCH = Symbol('REDIS_STALL_WATCH');
       inject: [APP_CONFIG],
       useFactory: async (config: AppConfig): Promise<RedisClient | null> => {
         if (!config.redisUrl) return null;
-        const client = connect(config.redisUrl, config.redisCommandTimeoutMs);
+        const client = connectRedis(config.redisUrl, config.redisCommandTimeoutMs);
         client.on('error', () => {
           // Reconnects by itself; readiness reports the outage.
         });

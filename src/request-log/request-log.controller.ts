@@ -22,7 +22,7 @@ import { errorBody } from '../http/error-body.js';
 import { REQUEST_ID } from '../http/request-id.js';
 import { csvRecords, prefersCsv } from '../metering/ledger/csv.js';
 import { LedgerQueries } from '../metering/ledger/ledger.queries.js';
-import { ApiOrgScoped, ApiSessionAuth } from '../openapi/api-route.decorators.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../http/openapi/api-route.decorators.js';
 import { OrgAccessService } from '../organizations/org-access.service.js';
 import { RequestLogQueryDto } from './dto/request-log-query.dto.js';
 import { RequestDetailDto, RequestLogPageDto } from './dto/request-log-response.dto.js';

@@ -4,7 +4,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { KeyLookupService } from '../keys/key-lookup.service.js';
-import { type LoggedCall, runLoggedCall } from './request-log-context.js';
+import { type LoggedCall, runLoggedCall } from '../metering/request-log-context.js';
 import { RequestLogWriter } from './request-log.writer.js';
 import { requestDepth } from './request-depth.js';
 import { requestSummary } from './request-summary.js';

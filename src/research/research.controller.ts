@@ -15,8 +15,8 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorResponseDto, RateLimitErrorResponseDto } from '../http/dto/error-response.dto.js';
-import { ApiMeteredResponses } from '../openapi/api-route.decorators.js';
-import { SECURITY, USAGE_HEADERS, headerRefs } from '../openapi/openapi-components.js';
+import { ApiMeteredResponses } from '../http/openapi/api-route.decorators.js';
+import { SECURITY, USAGE_HEADERS, headerRefs } from '../http/openapi/openapi-components.js';
 import { ResearchRequestDto } from './dto/research-request.dto.js';
 import { ResearchSubmittedDto, ResearchTaskDto } from './dto/research-response.dto.js';
 import { takeApiKey } from '../metering/take-api-key.js';

@@ -1,4 +1,4 @@
-import { normalizeUrl } from '../crawl/normalize-url.js';
+import { normalizeUrl } from '../documents/normalize-url.js';
 
 /** Merging the records of several providers of one vertical. */
 

@@ -1,4 +1,4 @@
-import type { IndexedDocument } from '../../src/crawl/document-index.writer.js';
+import type { IndexedDocument } from '../../src/documents/document-index.writer.js';
 
 /** A plain-text page as the document writer takes it (English, no images or structured data, fetched 2026-11-01). */
 export function textDocument(url: string, title: string | null, content: string): IndexedDocument {

@@ -1,4 +1,4 @@
-import { DocumentIndexWriter } from '../../src/crawl/document-index.writer.js';
+import { DocumentIndexWriter } from '../../src/documents/document-index.writer.js';
 import { corpusDocuments } from '../fixtures/search/corpus.js';
 import { changePlan, meteredOrganization } from './metering-fixture.js';
 import { type ResearchSources, startResearchSources } from './research-sources.js';

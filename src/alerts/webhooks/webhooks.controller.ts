@@ -16,7 +16,7 @@ import { CurrentSession, SessionGuard } from '../../auth/session.guard.js';
 import type { SessionUser } from '../../auth/session.service.js';
 import { Database } from '../../database/database.js';
 import { errorBody } from '../../http/error-body.js';
-import { ApiOrgScoped, ApiSessionAuth } from '../../openapi/api-route.decorators.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../../http/openapi/api-route.decorators.js';
 import { OrgAccessService, isUuid } from '../../organizations/org-access.service.js';
 import { AlertDeliveriesRepository } from '../alert-deliveries.repository.js';
 import {

@@ -2,7 +2,7 @@ import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateBy } from 'class-validator';
 import { toInteger } from '../../keys/dto/key-activity-filter.dto.js';
 import { decodeCursor } from '../../metering/ledger/ledger-cursor.js';
-import { IsCalendarDate } from '../../search/dto/search-request.dto.js';
+import { IsCalendarDate } from '../../http/dto/calendar-date.js';
 import { AUDITED_ACTIONS, type AuditedAction } from '../audited-events.js';
 
 const LIMIT_MESSAGE = 'limit must be an integer from 1 to 500';

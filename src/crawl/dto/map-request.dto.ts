@@ -13,7 +13,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { MAX_AGE_LIMIT } from '../../search/dto/search-request.dto.js';
+import { MAX_AGE_LIMIT } from '../../page-cache/cached-page.js';
 import { PAGE_CATEGORIES, type PageCategory } from '../page-categories.js';
 import { IsUrlPatterns } from './url-patterns.constraint.js';
 

@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { MAX_EXTRACT_URLS } from '../../metering/metered-operation.js';
-import { MAX_AGE_LIMIT } from '../../search/dto/search-request.dto.js';
+import { MAX_AGE_LIMIT } from '../../page-cache/cached-page.js';
 
 function firstInvalidUrl(value: unknown): string | null {
   if (!Array.isArray(value)) return null;

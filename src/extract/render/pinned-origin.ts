@@ -3,7 +3,7 @@ import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent } from 'undici';
 import { type AddressPolicy, bareHost } from '../../fetch/address-policy.js';
-import { portOfUrl } from '../../fetch/allow-entry.js';
+import { portOfUrl } from '../../config/allow-entry.js';
 import { readBody } from '../../fetch/read-body.js';
 import { createSafeConnector } from '../../fetch/safe-lookup.js';
 

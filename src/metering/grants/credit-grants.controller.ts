@@ -18,14 +18,14 @@ import {
   ApiOkResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { ReadYourWrites } from '../../../projections/read-your-writes.js';
+import { ReadYourWrites } from '../../event-store/read-your-writes.js';
 import { OperatorAccess } from '../../auth/operator-access.service.js';
 import { CurrentSession, SessionGuard } from '../../auth/session.guard.js';
 import type { SessionUser } from '../../auth/session.service.js';
 import type { Actor } from '../../event-store/domain-event.js';
 import { ErrorResponseDto } from '../../http/dto/error-response.dto.js';
 import { errorBody } from '../../http/error-body.js';
-import { ApiOrgScoped, ApiSessionAuth } from '../../openapi/api-route.decorators.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../../http/openapi/api-route.decorators.js';
 import { GrantCreditsCommand } from '../../organizations/commands/grant-credits.command.js';
 import { RevokeCreditGrantCommand } from '../../organizations/commands/revoke-credit-grant.command.js';
 import { OrgAccessService, isUuid } from '../../organizations/org-access.service.js';

@@ -4,7 +4,7 @@ import { ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentSession, SessionGuard } from '../../auth/session.guard.js';
 import type { SessionUser } from '../../auth/session.service.js';
-import { ApiOrgScoped, ApiSessionAuth } from '../../openapi/api-route.decorators.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../../http/openapi/api-route.decorators.js';
 import { OrgAccessService } from '../../organizations/org-access.service.js';
 import { billingMonth } from '../counter-keys.js';
 import { CreditGrantViews } from '../grants/credit-grant-views.js';

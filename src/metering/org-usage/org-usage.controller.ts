@@ -3,7 +3,7 @@ import { ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorResponseDto } from '../../http/dto/error-response.dto.js';
 import { JsonOnly } from '../../http/json-only.js';
-import { ApiFreeKeyResponses } from '../../openapi/api-route.decorators.js';
+import { ApiFreeKeyResponses } from '../../http/openapi/api-route.decorators.js';
 import { takeApiKey } from '../take-api-key.js';
 import { OrgUsageRequestDto } from './dto/org-usage-request.dto.js';
 import { OrgUsageResponseDto } from './dto/org-usage-response.dto.js';

@@ -5,7 +5,7 @@ import {
   Injectable,
   NotFoundException,
 } from '@nestjs/common';
-import { ReadYourWrites } from '../../../projections/read-your-writes.js';
+import { ReadYourWrites } from '../../event-store/read-your-writes.js';
 import { dateWindow, utcDay } from '../../common/date-window.js';
 import { Database } from '../../database/database.js';
 import { errorBody } from '../../http/error-body.js';

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ProjectionRunner } from '../../../projections/projection-runner.js';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { Database } from '../../database/database.js';
 import { type Actor, toNewEvent } from '../../event-store/domain-event.js';
@@ -11,6 +10,7 @@ import {
   WrongExpectedVersionError,
   isAtOrAfter,
 } from '../../event-store/event-store.port.js';
+import { ReadModelProgress } from '../../event-store/read-model-progress.port.js';
 import { billingMonth } from '../counter-keys.js';
 import { readMonthEntries } from './statement-entries.js';
 import { closesAt, summarizeStatement } from './statement-summary.js';
@@ -39,7 +39,7 @@ export class StatementCloser {
   constructor(
     private readonly db: Database,
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    private readonly runner: ProjectionRunner,
+    private readonly runner: ReadModelProgress,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -66,7 +66,7 @@ export class StatementCloser {
       throw new MonthNotClosableError(month, closesAt(month, this.config.statementGraceDays));
     if (await this.isClosed(orgId, month)) return { org_id: orgId, month, outcome: 'already_closed' };
     await this.projectEverythingStored();
-    const { checkpoint, entries } = await readMonthEntries(this.db, orgId, month);
+    const { checkpoint, entries } = await readMonthEntries(this.db, this.runner, orgId, month);
     const statement: StatementIssued = {
       type: 'StatementIssued',
       data: summarizeStatement(orgId, month, checkpoint === START ? null : checkpoint, entries),

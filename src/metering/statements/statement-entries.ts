@@ -1,8 +1,7 @@
-import { loadCheckpoint } from '../../../projections/checkpoint-store.js';
-import { READ_MODELS_CHECKPOINT } from '../../../projections/read-models/index.js';
 import { type Database, quoteIdent } from '../../database/database.js';
 import type { Actor } from '../../event-store/domain-event.js';
 import type { From } from '../../event-store/event-store.port.js';
+import type { ReadModelProgress } from '../../event-store/read-model-progress.port.js';
 import type { KeyEnvironment } from '../../keys/events/key.events.js';
 import { toScaled } from '../ledger/decimal.js';
 import { type StatementEntry, lateChargeActor, lateChargeReason } from './statement-summary.js';
@@ -55,6 +54,7 @@ function correctionEntry(r: Row): StatementEntry {
  */
 export async function readMonthEntries(
   db: Database,
+  readModels: Pick<ReadModelProgress, 'checkpointIn'>,
   orgId: string,
   month: string,
 ): Promise<{ checkpoint: From; entries: StatementEntry[] }> {
@@ -62,7 +62,7 @@ export async function readMonthEntries(
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     await client.query(`SET LOCAL search_path TO ${quoteIdent(db.schema)}`);
-    const checkpoint = await loadCheckpoint(client, READ_MODELS_CHECKPOINT);
+    const checkpoint = await readModels.checkpointIn(client);
     const charges = await client.query(
       `SELECT commit_position, prepare_position, charge_id, project_id, key_id, key_environment, operation, credits,
          corrects_month, occurred_at

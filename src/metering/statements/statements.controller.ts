@@ -13,7 +13,7 @@ import type { FastifyReply } from 'fastify';
 import { CurrentSession, SessionGuard } from '../../auth/session.guard.js';
 import type { SessionUser } from '../../auth/session.service.js';
 import { errorBody } from '../../http/error-body.js';
-import { ApiOrgScoped, ApiSessionAuth } from '../../openapi/api-route.decorators.js';
+import { ApiOrgScoped, ApiSessionAuth } from '../../http/openapi/api-route.decorators.js';
 import { OrgAccessService } from '../../organizations/org-access.service.js';
 import { prefersCsv } from '../ledger/csv.js';
 import { statementCsv, statementListCsv } from './statement-csv.js';

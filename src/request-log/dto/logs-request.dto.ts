@@ -1,6 +1,6 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsUUID, Matches, Max, Min } from 'class-validator';
-import { IsCalendarDate } from '../../search/dto/search-request.dto.js';
+import { IsCalendarDate } from '../../http/dto/calendar-date.js';
 
 /** The endpoints POST /logs reports on (Tavily's names; vertical searches are `search`). */
 export const LOG_ENDPOINTS = ['search', 'extract', 'map', 'crawl', 'research'] as const;

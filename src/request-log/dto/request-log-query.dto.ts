@@ -1,7 +1,7 @@
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 import { KeyActivityFilterDto, toInteger } from '../../keys/dto/key-activity-filter.dto.js';
-import { IsCalendarDate } from '../../search/dto/search-request.dto.js';
+import { IsCalendarDate } from '../../http/dto/calendar-date.js';
 import { REQUEST_ID, REQUEST_ID_MESSAGE } from '../../http/request-id.js';
 
 export const LOGGED_OPERATIONS = ['search', 'vertical', 'extract', 'map', 'crawl', 'research', 'mcp', 'usage'] as const;

@@ -1,18 +1,7 @@
-import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsNumber,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  ValidateBy,
-  type ValidationOptions,
-} from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { IsCalendarDate } from '../../http/dto/calendar-date.js';
+import { MAX_AGE_LIMIT } from '../../page-cache/cached-page.js';
 import { DomainList, MAX_EXCLUDE_DOMAINS, MAX_INCLUDE_DOMAINS } from './domain-list.js';
 
 export const SEARCH_DEPTHS = ['basic', 'advanced', 'fast', 'ultra-fast'] as const;
@@ -24,28 +13,6 @@ export const LANGUAGE_TAG = /^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})?$/i;
 /** The longest max_hours a request may give: ten years. */
 export const MAX_HOURS_LIMIT = 87_600;
 export const MAX_QUERY_LENGTH = 400;
-/** The longest max_age a request may give: a year, in seconds. */
-export const MAX_AGE_LIMIT = 31_536_000;
-
-/** `YYYY-MM-DD` naming a real calendar day. */
-export function isCalendarDate(value: unknown): boolean {
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
-}
-
-export function IsCalendarDate(options?: ValidationOptions): PropertyDecorator {
-  return ValidateBy(
-    {
-      name: 'isCalendarDate',
-      validator: {
-        validate: isCalendarDate,
-        defaultMessage: (args) => `${args?.property} must be a date written YYYY-MM-DD`,
-      },
-    },
-    options,
-  );
-}
 
 /**
  * POST /search, as Tavily's clients send it (shared/spec/compat-reference.md §1). Unknown fields are dropped by the

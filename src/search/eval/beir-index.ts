@@ -1,4 +1,4 @@
-import type { IndexedDocument } from '../../crawl/document-index.writer.js';
+import type { IndexedDocument } from '../../documents/document-index.writer.js';
 import type { BeirDataset } from './beir-dataset.js';
 
 /** A BEIR corpus document as the index stores it: its id under `urlPrefix`, so that a hit's URL names the judged id. */

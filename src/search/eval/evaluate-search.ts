@@ -14,7 +14,7 @@ import { appendFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DocumentIndexWriter, type IndexedDocument } from '../../crawl/document-index.writer.js';
+import { DocumentIndexWriter, type IndexedDocument } from '../../documents/document-index.writer.js';
 import { Database, quoteIdent } from '../../database/database.js';
 import { EmbeddedPostgres } from '../../database/embedded-postgres.js';
 import { migrate } from '../../database/migrator.js';

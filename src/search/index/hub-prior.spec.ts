@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
 import { textDocument } from '../../../test/support/indexed-document.js';
-import { DocumentIndexWriter, type IndexedDocument } from '../../crawl/document-index.writer.js';
+import { DocumentIndexWriter, type IndexedDocument } from '../../documents/document-index.writer.js';
 import { LocalIndex } from './local-index.js';
 
 /**

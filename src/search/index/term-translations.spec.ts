@@ -1,6 +1,6 @@
 import { TRANSLATION_SITE, translationCorpus } from '../../../test/fixtures/search/translation-corpus.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
-import { DocumentIndexWriter } from '../../crawl/document-index.writer.js';
+import { DocumentIndexWriter } from '../../documents/document-index.writer.js';
 import { TRANSLATION, pseudoTf, saturate } from './bm25.js';
 import { DEFAULT_TUNING, LocalIndex } from './local-index.js';
 import { type StoredTranslations, chooseTranslations } from './term-translations.js';

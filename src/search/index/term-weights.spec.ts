@@ -1,6 +1,6 @@
 import { textDocument } from '../../../test/support/indexed-document.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
-import { DocumentIndexWriter } from '../../crawl/document-index.writer.js';
+import { DocumentIndexWriter } from '../../documents/document-index.writer.js';
 import { BURSTINESS, burstiness, idf, termWeight } from './bm25.js';
 import { LocalIndex } from './local-index.js';
 

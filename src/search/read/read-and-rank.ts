@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { normalizeUrl } from '../../crawl/normalize-url.js';
+import { normalizeUrl } from '../../documents/normalize-url.js';
 import { PageCache } from '../../page-cache/page-cache.js';
 import { COUNTRY_BOOST, isFromCountry } from '../country.js';
 import { mergeHits } from '../merge-hits.js';

@@ -4,7 +4,7 @@ import { domainMatcher, domainPatternToRegex } from '../index/domain-patterns.js
 import { documentImages } from '../index/document-images.js';
 import { nearDuplicate } from '../answer/extractive-answer.js';
 import { autoParameters, quotedPhrases, timeWindow } from '../search-request.js';
-import { isCalendarDate } from '../dto/search-request.dto.js';
+import { isCalendarDate } from '../../http/dto/calendar-date.js';
 import { markdownToText } from './markdown-text.js';
 import {
   MAX_PASSAGE_CHARS,
@@ -15,7 +15,7 @@ import {
   spanWeight,
   truncate,
 } from './passages.js';
-import { linkListShare } from './link-list-share.js';
+import { linkListShare } from '../../documents/link-list-share.js';
 import { stemPrefixes, words } from './words.js';
 import { proseSentences, splitSentences } from './sentences.js';
 

@@ -1,4 +1,4 @@
-import { normalizeUrl } from '../../crawl/normalize-url.js';
+import { normalizeUrl } from '../../documents/normalize-url.js';
 import { decodeEntities } from '../../extract/youtube/caption-track.js';
 import { stripTags } from '../../common/linear-text.js';
 

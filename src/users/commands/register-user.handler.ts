@@ -3,7 +3,8 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { toNewEvent } from '../../event-store/domain-event.js';
 import { EVENT_STORE, type EventStore, WrongExpectedVersionError } from '../../event-store/event-store.port.js';
-import { type UserRegistered, normalizeEmail, userEmailStream } from '../events/user.events.js';
+import { normalizeEmail } from '../../common/email-address.js';
+import { type UserRegistered, userEmailStream } from '../events/user.events.js';
 import { RegisterUserCommand, type RegisteredUser } from './register-user.command.js';
 
 @CommandHandler(RegisterUserCommand)

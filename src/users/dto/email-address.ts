@@ -1,18 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsString, MaxLength, isEmail } from 'class-validator';
-
-/** The longest address SMTP can deliver to (RFC 5321's path limit, less the angle brackets). */
-export const EMAIL_MAX_LENGTH = 254;
-
-/**
- * Whether `text` is an e-mail address the service accepts: what sign-in, membership and the operator CLI check alike.
- * Addresses are then stored normalised (`normalizeEmail`).
- */
-export function isEmailAddress(text: string): boolean {
-  return text.length <= EMAIL_MAX_LENGTH && isEmail(text);
-}
+import { IsEmail, IsString, MaxLength } from 'class-validator';
+import { EMAIL_MAX_LENGTH } from '../../common/email-address.js';
 
 /**
  * A DTO property holding an e-mail address: trimmed, then validated as `isEmailAddress` does, and documented as

@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
+import { normalizeEmail } from '../../common/email-address.js';
 import type { DomainEvent } from '../../event-store/domain-event.js';
-
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
 
 /** One stream per e-mail address makes registration unique: the first append expects no stream. */
 export const userEmailStream = (email: string) =>

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
-import { IsCalendarDate } from '../../../search/dto/search-request.dto.js';
+import { IsCalendarDate } from '../../../http/dto/calendar-date.js';
 
 /** The depths Tavily's POST /org-usage filters on. The ledger records search depth fast and ultra-fast as basic. */
 export const ORG_USAGE_DEPTHS = ['basic', 'advanced', 'fast', 'pro', 'mini', 'auto', 'ultra-fast'] as const;

@@ -8,7 +8,7 @@ import {
   ApiSecurity,
   type SchemaObject,
 } from '@nestjs/swagger';
-import { ErrorResponseDto, QuotaErrorResponseDto, RateLimitErrorResponseDto } from '../http/dto/error-response.dto.js';
+import { ErrorResponseDto, QuotaErrorResponseDto, RateLimitErrorResponseDto } from '../dto/error-response.dto.js';
 import { type HeaderName, SECURITY, USAGE_HEADERS, headerRefs } from './openapi-components.js';
 
 /** The body of a 200 answer: a response class, or a schema (a `oneOf` of classes named in `models`). */

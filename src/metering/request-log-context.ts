@@ -1,6 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { KeyRecord } from '../keys/key-record.js';
 
+// Kept with the metering pipeline, which fills it in: the request log (src/request-log/, above the write side) opens
+// one per call and reads it when the call ends.
+
 /** What the request log learns about a data-plane call while it is served. */
 export interface LoggedCall {
   /** The key the call presented, once looked up (revoked keys too); null until then, or for an unknown key. */

@@ -1,13 +1,17 @@
 import { Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../src/config/app-config.js';
-import type { Position } from '../src/event-store/event-store.port.js';
-import { ProjectionRunner, ProjectionTimeoutError } from './projection-runner.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import type { Position } from './event-store.port.js';
+import { ProjectionTimeoutError, ReadModelProgress } from './read-model-progress.port.js';
 
-/** Control-plane writes answer only once the read models (and so every node's reads) include them. */
+/**
+ * Control-plane writes answer only once the read models (and so every node's reads) include them. Waits through the
+ * ReadModelProgress port (projections/ implements it and provides this class), so the controllers of the write side
+ * use it without importing the read side.
+ */
 @Injectable()
 export class ReadYourWrites {
   constructor(
-    private readonly runner: ProjectionRunner,
+    private readonly runner: ReadModelProgress,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

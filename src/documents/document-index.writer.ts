@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
-import type { ExtractedPage, PageLinkText } from '../extract/content-extractor.port.js';
-import { linkListShare } from '../search/text/link-list-share.js';
+import type { ExtractedPage, PageLinkText } from './extracted-page.js';
+import { linkListShare } from './link-list-share.js';
 import { normalizeUrl } from './normalize-url.js';
 
 /** One row of the local search index (`documents`). */
