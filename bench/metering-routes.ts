@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
 import { SEARCH } from '../src/metering/metered-operation.js';
 import { Metered } from '../src/metering/metered.decorator.js';
-import type { WorkOutcome } from '../src/metering/metering-pipeline.js';
+import type { WorkOutcome } from '../src/metering/pipeline/metering-pipeline.js';
 
 /**
  * Routes that exist only in the metering benchmark: two routes with the same body validation and the same trivial

@@ -1,7 +1,7 @@
 import { Body, Controller, Post } from '@nestjs/common';
 import { CRAWL, MAP } from '../metering/metered-operation.js';
 import { Metered } from '../metering/metered.decorator.js';
-import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import type { WorkOutcome } from '../metering/pipeline/metering-pipeline.js';
 import { CrawlService } from './crawl.service.js';
 import { CrawlRequestDto } from './dto/crawl-request.dto.js';
 import { CrawlResponseDto, MapResponseDto } from './dto/crawl-response.dto.js';

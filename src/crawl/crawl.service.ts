@@ -10,7 +10,7 @@ import { ExtractionPool } from '../extract/extraction-pool.js';
 import { FETCHER, type Fetcher, ROBOTS_POLICY, type RobotsPolicy } from '../fetch/fetcher.port.js';
 import { HostScheduler } from '../fetch/host-scheduler.js';
 import { TargetScreen } from '../fetch/target-screen.js';
-import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import type { WorkOutcome } from '../metering/pipeline/metering-pipeline.js';
 import { PageCache } from '../page-cache/page-cache.js';
 import { type CrawledPage, cachedVisit } from './cached-visit.js';
 import type { CrawlResponseDto } from './dto/crawl-response.dto.js';

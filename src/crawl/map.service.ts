@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { FETCHER, type Fetcher, ROBOTS_POLICY, type RobotsPolicy } from '../fetch/fetcher.port.js';
 import { HostScheduler } from '../fetch/host-scheduler.js';
 import { TargetScreen } from '../fetch/target-screen.js';
-import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import type { WorkOutcome } from '../metering/pipeline/metering-pipeline.js';
 import { PageCache } from '../page-cache/page-cache.js';
 import { cachedLinkVisit } from './cached-visit.js';
 import type { MapResponseDto } from './dto/crawl-response.dto.js';

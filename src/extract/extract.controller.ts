@@ -1,7 +1,7 @@
 import { Body, Controller, Post } from '@nestjs/common';
 import { EXTRACT } from '../metering/metered-operation.js';
 import { Metered } from '../metering/metered.decorator.js';
-import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import type { WorkOutcome } from '../metering/pipeline/metering-pipeline.js';
 import { ExtractRequestDto } from './dto/extract-request.dto.js';
 import { ExtractResponseDto } from './dto/extract-response.dto.js';
 import { ExtractService } from './extract.service.js';

@@ -2,7 +2,7 @@ import { BadRequestException, Inject, Injectable } from '@nestjs/common';
 import { TargetScreen } from '../fetch/target-screen.js';
 import { errorBody } from '../http/error-body.js';
 import { MAX_EXTRACT_URLS } from '../metering/metered-operation.js';
-import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import type { WorkOutcome } from '../metering/pipeline/metering-pipeline.js';
 import { PageCache } from '../page-cache/page-cache.js';
 import type { CachedPage } from '../page-cache/cached-page.js';
 import { relevantChunks } from './chunks/chunk-content.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type ArgumentMetadata, BadRequestException, Injectable } from '@nestjs/common';
 import { errorBody } from '../http/error-body.js';
 import { createValidationPipe } from '../http/validation.pipe.js';
-import { MeteringPipeline } from '../metering/metering-pipeline.js';
+import { MeteringPipeline } from '../metering/pipeline/metering-pipeline.js';
 import { MeteringException } from '../metering/metering.errors.js';
 import { SearchResultLog } from '../search/result-log/search-result-log.js';
 import { FeedbackRequestDto } from './dto/feedback-request.dto.js';

@@ -19,7 +19,7 @@ import {
   type MeteredOperationSpec,
   SEARCH,
 } from '../metering/metered-operation.js';
-import { type Caller, MeteringPipeline, type WorkOutcome } from '../metering/metering-pipeline.js';
+import { type Caller, MeteringPipeline, type WorkOutcome } from '../metering/pipeline/metering-pipeline.js';
 import { MeteringException } from '../metering/metering.errors.js';
 import { ResearchRequestDto } from '../research/dto/research-request.dto.js';
 import { SearchRequestDto } from '../search/dto/search-request.dto.js';

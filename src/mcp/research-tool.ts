@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { MeteredCall, MeteredResponse } from '../metering/metering-pipeline.js';
+import type { MeteredCall, MeteredResponse } from '../metering/pipeline/metering-pipeline.js';
 import type { ResearchSubmittedDto, ResearchTaskDto } from '../research/dto/research-response.dto.js';
 import { ResearchJobsRepository } from '../research/jobs/research-jobs.repository.js';
 import { ResearchService, taskView } from '../research/research.service.js';

@@ -14,7 +14,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Observable, from, lastValueFrom } from 'rxjs';
 import { ApiMeteredResponses, type ResponseBody } from '../http/openapi/api-route.decorators.js';
 import type { MeteredOperationSpec } from './metered-operation.js';
-import { type Caller, MeteringPipeline, type WorkOutcome } from './metering-pipeline.js';
+import { type Caller, MeteringPipeline, type WorkOutcome } from './pipeline/metering-pipeline.js';
 import { takeApiKey } from './take-api-key.js';
 
 const METERED_OPERATION = Symbol('METERED_OPERATION');

@@ -18,7 +18,12 @@ import { RateLeases } from './leases/rate-leases.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Database } from '../database/database.js';
 import { MeteredInterceptor } from './metered.decorator.js';
-import { MeteringPipeline } from './metering-pipeline.js';
+import { CallAdmission } from './pipeline/call-admission.js';
+import { CallPricing } from './pipeline/call-pricing.js';
+import { CallReservations } from './pipeline/call-reservations.js';
+import { ChargeRecording } from './pipeline/charge-recording.js';
+import { IdempotencyClaims } from './pipeline/idempotency-claims.js';
+import { MeteringPipeline } from './pipeline/metering-pipeline.js';
 import { SpendBudgets } from './budgets/spend-budgets.js';
 import { CreditGrantViews } from './grants/credit-grant-views.js';
 import { OrgPlansService } from './org-plans.service.js';
@@ -34,6 +39,11 @@ import { UsageController } from './usage.controller.js';
   controllers: [UsageController],
   providers: [
     MeteringPipeline,
+    CallAdmission,
+    IdempotencyClaims,
+    CallReservations,
+    CallPricing,
+    ChargeRecording,
     SpendBudgets,
     CreditGrantViews,
     MeteredInterceptor,

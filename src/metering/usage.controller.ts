@@ -16,8 +16,8 @@ import { Database } from '../database/database.js';
 import { isUuid } from '../organizations/org-access.service.js';
 import { billingMonth } from './counter-keys.js';
 import { CreditGrantViews } from './grants/credit-grant-views.js';
-import { MeteringPipeline } from './metering-pipeline.js';
-import { usageHeaders } from './pipeline-answers.js';
+import { MeteringPipeline } from './pipeline/metering-pipeline.js';
+import { usageHeaders } from './pipeline/pipeline-answers.js';
 import { takeApiKey } from './take-api-key.js';
 
 const OPERATIONS = ['search', 'extract', 'crawl', 'map', 'research'] as const;

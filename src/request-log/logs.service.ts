@@ -3,7 +3,7 @@ import { dateWindow } from '../common/date-window.js';
 import { errorBody } from '../http/error-body.js';
 import { createValidationPipe } from '../http/validation.pipe.js';
 import { maskedKey } from '../keys/masked-key.js';
-import { MeteringPipeline } from '../metering/metering-pipeline.js';
+import { MeteringPipeline } from '../metering/pipeline/metering-pipeline.js';
 import { MeteringException } from '../metering/metering.errors.js';
 import { LOG_ENDPOINTS, type LogEndpoint, LogsRequestDto } from './dto/logs-request.dto.js';
 import type { LogEntryDto, LogsResponseDto } from './dto/logs-response.dto.js';

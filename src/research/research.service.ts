@@ -6,7 +6,7 @@ import { createValidationPipe } from '../http/validation.pipe.js';
 import { DeferredCharges } from '../metering/deferred/deferred-charges.js';
 import type { MeteredOperationSpec } from '../metering/metered-operation.js';
 import { MeteringException } from '../metering/metering.errors.js';
-import { type MeteredCall, type MeteredResponse, MeteringPipeline } from '../metering/metering-pipeline.js';
+import { type MeteredCall, type MeteredResponse, MeteringPipeline } from '../metering/pipeline/metering-pipeline.js';
 import { ResearchRequestDto } from './dto/research-request.dto.js';
 import type { ResearchSubmittedDto, ResearchTaskDto } from './dto/research-response.dto.js';
 import type { ResearchJob } from './jobs/research-job.js';

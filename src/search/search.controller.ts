@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { SEARCH } from '../metering/metered-operation.js';
 import { Metered, MeteredCaller } from '../metering/metered.decorator.js';
-import type { Caller, WorkOutcome } from '../metering/metering-pipeline.js';
+import type { Caller, WorkOutcome } from '../metering/pipeline/metering-pipeline.js';
 import { SearchRequestDto } from './dto/search-request.dto.js';
 import { SearchResponseDto } from './dto/search-response.dto.js';
 import { searchOrigin } from './result-log/search-origin.js';

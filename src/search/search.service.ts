@@ -1,5 +1,5 @@
 import { Injectable, Inject } from '@nestjs/common';
-import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import type { WorkOutcome } from '../metering/pipeline/metering-pipeline.js';
 import type { DescribedImageDto, SearchResponseDto, SearchResultDto } from './dto/search-response.dto.js';
 import { AnswerService } from './answer/answer.service.js';
 import { COUNTRY_BOOST, isFromCountry } from './country.js';

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { ErrorResponseDto } from '../http/dto/error-response.dto.js';
 import { type MeteredOperationSpec, vertical } from '../metering/metered-operation.js';
 import { Metered } from '../metering/metered.decorator.js';
-import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import type { WorkOutcome } from '../metering/pipeline/metering-pipeline.js';
 import { VerticalRequestDto } from './dto/vertical-request.dto.js';
 import {
   VERTICAL_RESPONSE_MODELS,

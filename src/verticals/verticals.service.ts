@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { FETCHER, type Fetcher } from '../fetch/fetcher.port.js';
 import { errorBody } from '../http/error-body.js';
 import { createValidationPipe } from '../http/validation.pipe.js';
-import type { WorkOutcome } from '../metering/metering-pipeline.js';
+import type { WorkOutcome } from '../metering/pipeline/metering-pipeline.js';
 import { UPSTREAM_CLIENTS, type UpstreamClients } from '../search/upstream/index.js';
 import { isRecord } from '../search/upstream/json-shape.js';
 import { type TimeRange, countryCode, rangeStart } from '../search/upstream/upstream-text.js';

@@ -14,7 +14,7 @@ import {
 } from 'class-validator';
 import { CRAWL, EXTRACT, MAP, SEARCH, vertical } from '../../src/metering/metered-operation.js';
 import { Metered, MeteredCaller } from '../../src/metering/metered.decorator.js';
-import type { Caller, WorkOutcome } from '../../src/metering/metering-pipeline.js';
+import type { Caller, WorkOutcome } from '../../src/metering/pipeline/metering-pipeline.js';
 
 /**
  * Routes that exist only in the tests: they prove the metering pipeline before the real data-plane routes do.

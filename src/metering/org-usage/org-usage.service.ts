@@ -13,7 +13,7 @@ import { createValidationPipe } from '../../http/validation.pipe.js';
 import { maskedKey } from '../../keys/masked-key.js';
 import { billingMonth } from '../counter-keys.js';
 import { type KeyUsageRow, LedgerQueries } from '../ledger/ledger.queries.js';
-import { MeteringPipeline } from '../metering-pipeline.js';
+import { MeteringPipeline } from '../pipeline/metering-pipeline.js';
 import { MeteringException } from '../metering.errors.js';
 import { OrgUsageRequestDto } from './dto/org-usage-request.dto.js';
 import type {

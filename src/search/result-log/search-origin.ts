@@ -1,4 +1,4 @@
-import type { Caller } from '../../metering/metering-pipeline.js';
+import type { Caller } from '../../metering/pipeline/metering-pipeline.js';
 import type { SearchOrigin } from './search-result-log.js';
 
 export function searchOrigin({ key }: Caller, requestId: string): SearchOrigin {

@@ -1,8 +1,8 @@
-import type { KeyScope } from '../keys/events/key.events.js';
-import type { SpendLimit } from './budgets/spend-budgets.js';
-import type { StoredResponse } from './idempotency/idempotency.store.js';
-import { MESSAGES, MeteringException } from './metering.errors.js';
-import type { RateLimitDecision } from './rate-limiter.service.js';
+import type { KeyScope } from '../../keys/events/key.events.js';
+import type { SpendLimit } from '../budgets/spend-budgets.js';
+import type { StoredResponse } from '../idempotency/idempotency.store.js';
+import { MESSAGES, MeteringException } from '../metering.errors.js';
+import type { RateLimitDecision } from '../rate-limiter.service.js';
 
 /** What the metering pipeline answers with besides the work's body: its refusals and its usage headers. */
 
