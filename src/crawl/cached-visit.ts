@@ -1,7 +1,7 @@
 import type { ExtractedPage } from '../extract/content-extractor.port.js';
 import type { CachedPage } from '../page-cache/cached-page.js';
 import { markdownHeadings } from './extracting-visitor.js';
-import type { PageVisit } from './frontier.js';
+import type { PageVisit } from './frontier/frontier.js';
 
 /** What a crawl result is made of: a page extracted now, or the page cache's copy of one. */
 export type CrawledPage = Pick<ExtractedPage, 'url' | 'rawContent' | 'images' | 'favicon'>;

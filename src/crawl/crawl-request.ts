@@ -5,7 +5,7 @@ import { MAX_PAGES_PER_CALL } from '../metering/metered-operation.js';
 import { CrawlFilters } from './crawl-filters.js';
 import type { MapRequestDto } from './dto/map-request.dto.js';
 import { DEFAULTS } from './dto/map-request.dto.js';
-import type { FrontierPlan, FrontierStop } from './frontier.js';
+import type { FrontierPlan, FrontierStop } from './frontier/frontier.js';
 import { parseStartUrl } from '../documents/normalize-url.js';
 import { RelevanceRanker } from './relevance.js';
 import { rejectFailedStart } from './start-failure.js';

@@ -17,7 +17,7 @@ import type { CrawlResponseDto } from './dto/crawl-response.dto.js';
 import { cutShort, resolveRequest, responseTime } from './crawl-request.js';
 import { DocumentIndexWriter } from '../documents/document-index.writer.js';
 import type { CrawlRequestDto } from './dto/crawl-request.dto.js';
-import { Frontier, type PageCopies } from './frontier.js';
+import { Frontier, type PageCopies } from './frontier/frontier.js';
 import { IndexFeed } from './index-feed.js';
 import { extractingVisitor } from './extracting-visitor.js';
 import { rejectFailedStart } from './start-failure.js';

@@ -5,7 +5,7 @@ import {
   type ExtractedPage,
 } from '../extract/content-extractor.port.js';
 import type { Fetcher } from '../fetch/fetcher.port.js';
-import type { PageVisitor } from './frontier.js';
+import type { PageVisitor } from './frontier/frontier.js';
 import { linkVisitor } from './link-visitor.js';
 import { normalizeUrl } from '../documents/normalize-url.js';
 import { trimStartChars } from '../common/linear-text.js';

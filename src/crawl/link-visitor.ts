@@ -1,5 +1,5 @@
 import type { Fetcher } from '../fetch/fetcher.port.js';
-import type { PageVisitor } from './frontier.js';
+import type { PageVisitor } from './frontier/frontier.js';
 import { outlineHtml } from './html-outline.js';
 import { isDocumentUrl } from './url-kinds.js';
 

@@ -8,7 +8,7 @@ import { cachedLinkVisit } from './cached-visit.js';
 import type { MapResponseDto } from './dto/crawl-response.dto.js';
 import { cutShort, resolveRequest, responseTime } from './crawl-request.js';
 import type { MapRequestDto } from './dto/map-request.dto.js';
-import { Frontier, type PageCopies } from './frontier.js';
+import { Frontier, type PageCopies } from './frontier/frontier.js';
 import { linkVisitor } from './link-visitor.js';
 import { rejectFailedStart } from './start-failure.js';
 

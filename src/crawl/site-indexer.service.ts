@@ -11,7 +11,7 @@ import { HostScheduler } from '../fetch/host-scheduler.js';
 import { CrawlFilters } from './crawl-filters.js';
 import { DocumentIndexWriter } from '../documents/document-index.writer.js';
 import { extractingVisitor } from './extracting-visitor.js';
-import { Frontier, type PageVisitor } from './frontier.js';
+import { Frontier, type PageVisitor } from './frontier/frontier.js';
 import { IndexFeed } from './index-feed.js';
 
 /** Links of one page followed: a site's index pages link to hundreds of pages, and every one should be indexed. */

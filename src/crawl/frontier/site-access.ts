@@ -1,9 +1,9 @@
-import { trimEndChars } from '../common/linear-text.js';
-import type { Fetcher, RobotsPolicy } from '../fetch/fetcher.port.js';
-import type { HostScheduler } from '../fetch/host-scheduler.js';
+import { trimEndChars } from '../../common/linear-text.js';
+import type { Fetcher, RobotsPolicy } from '../../fetch/fetcher.port.js';
+import type { HostScheduler } from '../../fetch/host-scheduler.js';
 import type { FrontierPlan } from './frontier-plan.js';
-import { normalizeUrl } from '../documents/normalize-url.js';
-import { parseSitemap } from './sitemap.js';
+import { normalizeUrl } from '../../documents/normalize-url.js';
+import { parseSitemap } from '../sitemap.js';
 
 const SITEMAP_TIMEOUT_MS = 10_000;
 const MAX_SITEMAP_FILES = 10;

@@ -1,7 +1,7 @@
-import type { CrawlFilters } from './crawl-filters.js';
-import type { PageLink } from './html-outline.js';
-import type { PageCategory } from './page-categories.js';
-import type { RelevanceRanker } from './relevance.js';
+import type { CrawlFilters } from '../crawl-filters.js';
+import type { PageLink } from '../html-outline.js';
+import type { PageCategory } from '../page-categories.js';
+import type { RelevanceRanker } from '../relevance.js';
 
 /** What a frontier run is asked to do (see Frontier for how it does it). */
 export interface FrontierPlan {

@@ -1,5 +1,5 @@
 import type { PageVisit } from './frontier-plan.js';
-import { keyOf } from '../documents/normalize-url.js';
+import { keyOf } from '../../documents/normalize-url.js';
 
 export type EntryState = 'pending' | 'visited' | 'failed' | 'duplicate';
 

@@ -1,9 +1,9 @@
-import type { FetchedResource, Fetcher, RobotsPolicy } from '../fetch/fetcher.port.js';
-import { FetchError } from '../fetch/fetcher.port.js';
-import { HostScheduler } from '../fetch/host-scheduler.js';
-import { CrawlFilters } from './crawl-filters.js';
+import type { FetchedResource, Fetcher, RobotsPolicy } from '../../fetch/fetcher.port.js';
+import { FetchError } from '../../fetch/fetcher.port.js';
+import { HostScheduler } from '../../fetch/host-scheduler.js';
+import { CrawlFilters } from '../crawl-filters.js';
 import { Frontier, type FrontierPlan, type PageVisit } from './frontier.js';
-import { RelevanceRanker } from './relevance.js';
+import { RelevanceRanker } from '../relevance.js';
 
 const O = 'https://site.test';
 
