@@ -7,6 +7,13 @@ import type { Admission, BudgetScope, QuotaGate, QuotaHold, QuotaRequest } from 
 import { runScript } from '../../redis/run-script.js';
 import { isUnavailableDependency } from '../../http/unavailable-dependency.js';
 import { LeaseSteps } from './lease-steps.js';
+import { Account, Lease, type Refill } from './lease-accounts.js';
+
+export { INITIAL_LEASE } from './lease-accounts.js';
+import { GRANT } from './lease-grant-script.js';
+import { chargeIdOf, leaseJournalCall } from './lease-ids.js';
+
+export { chargeIdOf, isLeaseJournalCall, leaseIdOf, leaseJournalCall } from './lease-ids.js';
 
 /**
  * Credit leases. A node takes a block of an organization's monthly credits from Redis in one atomic step, carved
@@ -36,95 +43,10 @@ import { LeaseSteps } from './lease-steps.js';
  * credits, at most an eighth of what was left when each was granted (see docs/metering.md, credit leases across nodes).
  */
 export const LEASE_MS = 10_000;
-export const INITIAL_LEASE = 8;
 export const MAX_LEASE = 10_000;
 /** A lease is fetched ahead of need once less than this share of it is left. */
 const REFILL_SHARE = 0.25;
 const MAINTENANCE_MS = 1_000;
-
-export const leaseJournalCall = (leaseId: string) => `lease:${leaseId}`;
-export const isLeaseJournalCall = (call: string) => call.startsWith('lease:');
-export const leaseIdOf = (call: string) => call.slice('lease:'.length);
-/** Charge ids of a lease: the lease id (the first 28 characters of a v4 UUID) and 8 hex digits. */
-export const chargeIdOf = (leaseId: string, seq: number) => `${leaseId}${seq.toString(16).padStart(8, '0')}`;
-
-/**
- * KEYS[1] quota, KEYS[2] leases, KEYS[3] journal. ARGV[1] the size wanted, ARGV[2] the call's amount (the least
- * lease worth having, and its unit), ARGV[3] the allowance, ARGV[4] the new lease's field, ARGV[5] its journal
- * field, ARGV[6] the TTL; then triples (lease field, journal field, amount) of leases whose rest is given back
- * first. -1: the counter is missing (seed it, then again). 0: refused, with the charged total and the outstanding
- * leases. 1: granted, with the size, the charged total and the other leases outstanding.
- */
-const GRANT = `
-local v = redis.call('GET', KEYS[1])
-if not v then return {-1, 0, 0} end
-v = tonumber(v)
-for i = 7, #ARGV, 3 do
-  if redis.call('HEXISTS', KEYS[2], ARGV[i]) == 1 then
-    redis.call('HINCRBY', KEYS[2], ARGV[i], 0 - tonumber(ARGV[i + 2]))
-    redis.call('HINCRBY', KEYS[3], ARGV[i + 1], 0 - tonumber(ARGV[i + 2]))
-  end
-end
-local out = 0
-for _, x in ipairs(redis.call('HVALS', KEYS[2])) do out = out + tonumber(x) end
-local amount = tonumber(ARGV[2])
-local room = tonumber(ARGV[3]) - v - out
-if room < amount then return {0, v, out} end
-local size = math.floor(room / 8)
-if size > tonumber(ARGV[1]) then size = tonumber(ARGV[1]) end
-if amount > 0 then size = size - size % amount end
-if size < amount then size = amount end
-if size < 1 then size = 1 end
-redis.call('HSET', KEYS[2], ARGV[4], size)
-redis.call('EXPIRE', KEYS[2], ARGV[6])
-redis.call('HINCRBY', KEYS[3], ARGV[5], size)
-return {1, size, v, out}`;
-
-class Lease {
-  seq = 0;
-  /** Reserved by calls still running (their charge not settled, or its outcome not known yet). */
-  holding = 0;
-  retired = false;
-  returned = false;
-  constructor(
-    readonly id: string,
-    readonly account: Account,
-    /** Granted, less what was given back. */
-    public size: number,
-    public available: number,
-    readonly allowance: number,
-    readonly expiresAt: number,
-  ) {}
-
-  get journalField(): string {
-    return `${leaseJournalCall(this.id)}|${this.account.leasesKey}`;
-  }
-}
-
-interface Refill {
-  readonly granted: boolean;
-  /** The least a call had to fit for this refill (a refusal answers every call of at least that amount). */
-  readonly amount: number;
-  readonly used: number;
-}
-
-class Account {
-  leases: Lease[] = [];
-  refill: Promise<Refill> | null = null;
-  want = INITIAL_LEASE;
-  lastGrantAt = 0;
-  /** The charged total, as of this node's last look at Redis. */
-  lastUsed = 0;
-  /** Credits of this node's durable charges that Redis has not counted yet (their settlement is queued). */
-  unsettled = 0;
-  constructor(
-    readonly orgId: string,
-    readonly quotaKey: string,
-    readonly leasesKey: string,
-    /** A key's or project's budget (undefined: the organization's limit). */
-    readonly budget: BudgetScope | undefined,
-  ) {}
-}
 
 export interface CreditLeaseOptions {
   readonly redis: RedisClient;
