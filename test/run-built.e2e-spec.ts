@@ -25,9 +25,13 @@ async function standInProject(): Promise<string> {
     [
       "const fs = require('node:fs');",
       "fs.appendFileSync('builds.txt', 'x');",
+      "console.log('- TSC compiling (its own progress)');",
       "fs.mkdirSync('dist/src', { recursive: true });",
       `fs.writeFileSync('${ENTRY}', 'console.log(\`built \${process.argv.slice(2).join(\\' \\')}\`);');`,
-      "if (fs.readFileSync('src/entry.txt', 'utf8') === 'broken') process.exit(3);",
+      "if (fs.readFileSync('src/entry.txt', 'utf8') === 'broken') {",
+      "  console.error('src/entry.txt: broken');",
+      '  process.exit(3);',
+      '}',
     ].join('\n'),
   );
   const own = JSON.parse(await readFile(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
@@ -85,7 +89,12 @@ describe('tools/run-built.mjs (npm run cli builds only when the sources changed)
   test('a failed build leaves no stamp: the call fails, and the next call builds again', async () => {
     await changeSource(root, 'broken', 4_000);
     const before = await builds(root);
-    await expect(run()).rejects.toMatchObject({ code: 3 });
+    // The output a successful build keeps back is shown when it fails.
+    await expect(run()).rejects.toMatchObject({
+      code: 3,
+      stdout: expect.stringContaining('- TSC compiling') as unknown,
+      stderr: expect.stringMatching(/src\/entry.txt: broken\n[^]*npm run build failed \(exit 3\)\n$/) as unknown,
+    });
     await expect(run()).rejects.toMatchObject({ code: 3 });
     expect(await builds(root)).toBe(before + 2);
   });
@@ -110,8 +119,10 @@ describe("npm start (this project's start script) builds only when dist/ is miss
     const first = await start();
     expect(first.stdout).toMatch(/\nbuilt \n$/);
     expect(first.stderr).toContain('no finished build in dist/: npm run build\n');
-    // npm echoes the start script; the build runs with --silent, so its scripts are not echoed as well.
+    // npm echoes the start script; the build runs with --silent, so its scripts are not echoed as well, and its own
+    // output is kept back while it succeeds.
     expect(first.stdout).not.toMatch(/^> (\S+ )?(pre)?build$/m);
+    expect(first.stdout).not.toContain('TSC');
     expect(await builds(root)).toBe(1);
 
     const second = await start();
