@@ -19,7 +19,8 @@ import { loadStorageConfig, type StorageConfig, StorageVariables } from './stora
 /*
  * The service's configuration: environment variables only, read once at start-up and validated. Each area, a section
  * of docs/configuration.md, declares its variables in a file of its own (`<area>-config.ts`): the declaration gives
- * each variable's type and its validation, and the area's loader its default. This file puts the areas together.
+ * each variable's type and its validation, and the area's loader its default. This file puts the areas together;
+ * configuration-doc.spec.ts keeps each area and its section of the doc listing the same variables.
  */
 
 export type { RerankSettings } from './search-config.js';
