@@ -23,6 +23,20 @@ export class AllowEntryError extends Error {
   }
 }
 
+/** Why each of these entries can never match (an AllowEntryError's message each); empty when all can. */
+export function allowEntryProblems(entries: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const entry of entries) {
+    try {
+      parseAllowEntry(entry);
+    } catch (error) {
+      if (!(error instanceof AllowEntryError)) throw error;
+      problems.push(error.message);
+    }
+  }
+  return problems;
+}
+
 const FORMS = 'is not a host, host:port, IP address, [IPv6]:port, CIDR or *.domain (with or without :port)';
 const HOST_CHARACTERS = /^[^\s/?#@:[\]\\%*]+$/;
 

@@ -1,3 +1,4 @@
+import { type ValidationArguments, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -36,6 +37,18 @@ export function trustProxyProblem(value: string | undefined): string | null {
   return bad.length === 0
     ? null
     : `TRUST_PROXY must be true, false, a hop count or addresses and CIDRs; not ${bad.map((b) => JSON.stringify(b)).join(', ')}`;
+}
+
+/** TRUST_PROXY's declaration: the value trustProxyProblem accepts. */
+@ValidatorConstraint({ name: 'trustProxy' })
+export class TrustProxySetting implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && trustProxyProblem(value) === null;
+  }
+
+  defaultMessage(args: ValidationArguments): string {
+    return typeof args.value === 'string' ? (trustProxyProblem(args.value) ?? '') : 'TRUST_PROXY must be a string';
+  }
 }
 
 function isAddressOrCidr(entry: string): boolean {

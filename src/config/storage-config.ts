@@ -1,0 +1,132 @@
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { emptyToUndefined, toInt } from './env-variables.js';
+
+/** Embedded or services mode, and where each store is: docs/configuration.md, "Storage: embedded or services mode". */
+export class StorageVariables {
+  @IsOptional()
+  @IsString()
+  DATA_DIR?: string;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  EMBEDDED_PG_PORT?: number;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(3600000)
+  EMBEDDED_VACUUM_INTERVAL_MS?: number;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'DATABASE_SCHEMA must be a lower-case SQL identifier' })
+  DATABASE_SCHEMA?: string;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  DATABASE_POOL_SIZE?: number;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(600000)
+  DATABASE_CONNECT_TIMEOUT_MS?: number;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(3600000)
+  DATABASE_QUERY_TIMEOUT_MS?: number;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  REDIS_PREFIX?: string;
+
+  /** How long a Redis command waits for a lost connection to come back before it fails (the call answers 503). */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(50)
+  @Max(60000)
+  REDIS_COMMAND_TIMEOUT_MS?: number;
+
+  /**
+   * How long Redis may leave a PING on an open connection unanswered (a frozen server, a partition) before metered
+   * calls answer 503 without waiting on it, until it answers again; 0: never.
+   */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @ValidateIf((_, value: unknown) => value !== 0)
+  @Min(200)
+  @Max(600000)
+  REDIS_STALL_TIMEOUT_MS?: number;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^(esdb|esdb\+discover):\/\/.+/, { message: 'EVENTSTORE_URL must be an esdb:// connection string' })
+  EVENTSTORE_URL?: string;
+}
+
+export interface StorageConfig {
+  /** Services mode when DATABASE_URL is set; embedded (PGlite under dataDir, limits and counters in memory) without. */
+  readonly mode: 'embedded' | 'services';
+  readonly dataDir: string;
+  readonly embeddedPgPort: number;
+  /** Embedded mode: how often tables past autovacuum's thresholds are vacuumed and analyzed (0: never). */
+  readonly embeddedVacuumIntervalMs: number;
+  readonly databaseUrl: string | undefined;
+  readonly databaseSchema: string;
+  readonly databasePoolSize: number;
+  /** How long getting a PostgreSQL connection may take (a free one from the pool, or a new one), in milliseconds. */
+  readonly databaseConnectTimeoutMs: number;
+  /** How long one statement may wait for its answer before it fails (0: no limit), in milliseconds. */
+  readonly databaseQueryTimeoutMs: number;
+  readonly redisUrl: string | undefined;
+  readonly redisPrefix: string;
+  /** The longest a Redis command waits for a lost connection to come back before it fails, in milliseconds. */
+  readonly redisCommandTimeoutMs: number;
+  /** How long Redis may leave a PING unanswered before metered calls are refused (503) until it answers; 0: never. */
+  readonly redisStallTimeoutMs: number;
+  readonly eventStoreUrl: string | undefined;
+}
+
+export function loadStorageConfig(vars: StorageVariables): StorageConfig {
+  return {
+    mode: vars.DATABASE_URL ? 'services' : 'embedded',
+    dataDir: vars.DATA_DIR ?? './data',
+    embeddedPgPort: vars.EMBEDDED_PG_PORT ?? 0,
+    embeddedVacuumIntervalMs: vars.EMBEDDED_VACUUM_INTERVAL_MS ?? 30000,
+    databaseUrl: vars.DATABASE_URL,
+    databaseSchema: vars.DATABASE_SCHEMA ?? 'public',
+    databasePoolSize: vars.DATABASE_POOL_SIZE ?? 10,
+    databaseConnectTimeoutMs: vars.DATABASE_CONNECT_TIMEOUT_MS ?? 5000,
+    databaseQueryTimeoutMs: vars.DATABASE_QUERY_TIMEOUT_MS ?? 30000,
+    redisUrl: vars.REDIS_URL,
+    redisPrefix: vars.REDIS_PREFIX ?? 'sla:',
+    redisCommandTimeoutMs: vars.REDIS_COMMAND_TIMEOUT_MS ?? 1000,
+    redisStallTimeoutMs: vars.REDIS_STALL_TIMEOUT_MS ?? 3000,
+    eventStoreUrl: vars.EVENTSTORE_URL,
+  };
+}
