@@ -164,16 +164,18 @@ describe('the ledger keeps the names as charged', () => {
     // The read models as they were before migration 006: no names on the entries, no ledger_names (and none of the
     // later migrations that add to ledger_entries, so that its columns come back in their order).
     await db.query(
-      'ALTER TABLE ledger_entries DROP COLUMN key_name, DROP COLUMN project_name, DROP COLUMN corrects_month',
+      `ALTER TABLE ledger_entries DROP COLUMN key_name, DROP COLUMN project_name, DROP COLUMN corrects_month,
+         DROP COLUMN budget_leases`,
     );
     await db.query('DROP TABLE ledger_names, statements, ledger_adjustments');
     await db.query(
       `DELETE FROM schema_migrations WHERE migration_set = 'readModels'
-         AND name IN ('006_ledger_names.sql', '009_statements.sql')`,
+         AND name IN ('006_ledger_names.sql', '009_statements.sql', '015_budget_leases.sql')`,
     );
     expect(await migrate(db.pool, app.schema, ['readModels'])).toEqual([
       'readModels/006_ledger_names.sql',
       'readModels/009_statements.sql',
+      'readModels/015_budget_leases.sql',
     ]);
     expect(await ledger()).toEqual(after.entries);
     const report = await verifyReadModels(db, app.app.get<EventStore>(EVENT_STORE), {
