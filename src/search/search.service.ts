@@ -2,10 +2,9 @@ import { Injectable, Inject } from '@nestjs/common';
 import type { WorkOutcome } from '../metering/pipeline/metering-pipeline.js';
 import type { DescribedImageDto, SearchResponseDto, SearchResultDto } from './dto/search-response.dto.js';
 import { AnswerService } from './answer/answer.service.js';
-import { COUNTRY_BOOST, isFromCountry } from './country.js';
 import { domainMatcher } from './index/domain-patterns.js';
 import type { SearchRequestDto } from './dto/search-request.dto.js';
-import { mergeHits } from './merge-hits.js';
+import { LOCAL_PROVIDER, countryBoosted, mergeResultLists } from './result-lists.js';
 import { askProviders } from './provider-lists.js';
 import {
   type HitImage,
@@ -25,7 +24,6 @@ type SearchImage = string | DescribedImageDto;
 
 /** Top-level `images`: at most this many, from the results in rank order. */
 const MAX_TOP_IMAGES = 10;
-const LOCAL = 'local';
 /** include_domains_mode 'prefer': how much more a hit from a listed site scores. */
 const PREFER_BOOST = 1.5;
 
@@ -52,7 +50,7 @@ export class SearchService {
     private readonly reading: ReadAndRank,
     private readonly resultLog: SearchResultLog,
   ) {
-    this.readsUpstream = providers.some((p) => p.name !== LOCAL);
+    this.readsUpstream = providers.some((p) => p.name !== LOCAL_PROVIDER);
   }
 
   /** `origin` names the caller and the request: each result's id, and where its feedback will find it. */
@@ -114,15 +112,11 @@ export class SearchService {
   /** Every provider's hits, merged by URL and ranked by their own scores (research's searches). */
   async hits(request: ProviderSearchRequest): Promise<SearchHit[]> {
     const lists = await askProviders(this.providers, request);
-    const byUrl = new Map<string, SearchHit>();
-    for (const hit of lists.flatMap((list) => list.hits)) {
-      const score =
-        request.country && isFromCountry(hit.url, request.country) ? Math.min(1, hit.score * COUNTRY_BOOST) : hit.score;
-      const boosted = score === hit.score ? hit : { ...hit, score };
-      const seen = byUrl.get(boosted.url);
-      byUrl.set(boosted.url, seen ? mergeHits(seen, boosted) : boosted);
-    }
-    return [...byUrl.values()].sort((a, b) => b.score - a.score || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
+    const boosted = mergeResultLists(lists, { enginesFirst: false }).map(({ hit }) => {
+      const score = countryBoosted(hit.score, hit.url, request.country);
+      return score === hit.score ? hit : { ...hit, score };
+    });
+    return boosted.sort((a, b) => b.score - a.score || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
   }
 
   private async localOnly(request: ProviderSearchRequest): Promise<Shown[]> {

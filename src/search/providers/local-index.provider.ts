@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import type { BackendPriority } from '../../database/backend-priority.js';
+import { LOCAL_PROVIDER } from '../result-lists.js';
 import { Database } from '../../database/database.js';
 import { documentImages } from '../index/document-images.js';
 import { domainPatternsToRegexes } from '../index/domain-patterns.js';
@@ -51,7 +52,7 @@ interface Candidate {
  */
 @Injectable()
 export class LocalIndexProvider implements SearchProvider, OnApplicationBootstrap, OnModuleDestroy {
-  readonly name = 'local';
+  readonly name = LOCAL_PROVIDER;
   readonly index: LocalIndex;
   private readonly priority: BackendPriority;
 

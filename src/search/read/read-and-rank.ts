@@ -1,10 +1,8 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { normalizeUrl } from '../../documents/normalize-url.js';
 import { PageCache } from '../../page-cache/page-cache.js';
-import { COUNTRY_BOOST, isFromCountry } from '../country.js';
-import { mergeHits } from '../merge-hits.js';
 import type { ProviderHits } from '../provider-lists.js';
 import type { ProviderSearchRequest, SearchHit } from '../providers/search-provider.port.js';
+import { type MergedHit, countryBoosted, mergeResultLists } from '../result-lists.js';
 import { EvidenceRanking } from '../ranking/evidence-ranking.js';
 import { RERANKER, type RankCandidate, type RankedCandidate, type Reranker } from '../ranking/rank-candidate.js';
 import type { QueryEvidence, TextEvidence, TextToRead } from '../ranking/text-evidence.js';
@@ -14,17 +12,10 @@ import type { ReadPlan } from './read-plan.js';
 import { LateReads } from './late-reads.js';
 import { readPages } from './read-pages.js';
 
-/** The local index's provider name: its hits are the index's own, the others an engine's. */
-const LOCAL = 'local';
 /** Page reads going on past their search's deadline at most, across searches (see LateReads). */
 const MAX_LATE_READS = 32;
 /** How long a read may go on past its deadline: a page slower than that is taken for failed. */
 const LATE_READ_LIMIT_MS = 5000;
-
-interface Merged {
-  readonly hit: SearchHit;
-  readonly rank: number;
-}
 
 /**
  * The hits of every provider, read and ranked as one list: an upstream hit whose page the page cache holds fresh
@@ -54,7 +45,7 @@ export class ReadAndRank {
     plan: ReadPlan,
   ): Promise<RankedCandidate[]> {
     const [lists, query] = await Promise.all([ask(), this.ranking.forQuery(request.query)]);
-    const merged = mergeLists(lists);
+    const merged = mergeResultLists(lists, { enginesFirst: true });
     const byUrl = new Map(merged.map((m) => [m.hit.url, m]));
     // Upstream hits without a page: any may be in the page cache, the engines' best plan.candidates are read.
     const readable = plan.read ? merged.filter((m) => m.hit.rawContent === null).map((m) => m.hit.url) : [];
@@ -121,29 +112,6 @@ export class ReadAndRank {
 }
 
 /**
- * Hits merged by canonical URL, each with its best rank in any list; in that order. When an engine returned a page
- * the local index holds, the engine's hit stands: the index's copy is the page cache's, served by its rules
- * (max_age, cache_fallback, the SSRF rules) rather than as it is.
- */
-function mergeLists(lists: readonly ProviderHits[]): Merged[] {
-  const byKey = new Map<string, Merged & { readonly upstream: boolean }>();
-  for (const list of lists) {
-    const upstream = list.provider !== LOCAL;
-    list.hits.forEach((hit, rank) => {
-      const key = normalizeUrl(hit.url) ?? hit.url;
-      const seen = byKey.get(key);
-      if (!seen) byKey.set(key, { hit, rank, upstream });
-      else if (seen.upstream === upstream) {
-        byKey.set(key, { hit: mergeHits(seen.hit, hit), rank: Math.min(seen.rank, rank), upstream });
-      } else {
-        byKey.set(key, { hit: upstream ? hit : seen.hit, rank: Math.min(seen.rank, rank), upstream: true });
-      }
-    });
-  }
-  return [...byKey.values()].sort((a, b) => a.rank - b.rank);
-}
-
-/**
  * A hit whose page was read (for this search, or earlier: the local index's copy): its text, and the title, date,
  * favicon and images the engine lacked.
  */
@@ -159,7 +127,7 @@ function pageCandidate(hit: SearchHit, rank: number, page: ReadPage, source: 'pa
   return { hit: enriched, text: page.markdown, source, rank };
 }
 
-function otherCandidate({ hit, rank }: Merged, plan: ReadPlan): RankCandidate {
+function otherCandidate({ hit, rank }: MergedHit, plan: ReadPlan): RankCandidate {
   if (hit.rawContent !== null) {
     // Ultra-fast reads nothing, the local index's pages included: their snippet stands for them.
     return { hit, text: plan.read ? hit.rawContent : hit.content, source: 'index', rank };
@@ -180,8 +148,6 @@ function readAll(query: QueryEvidence, candidates: readonly RankCandidate[]): Pr
 
 function boostCountry(ranked: readonly RankedCandidate[], country: string): RankedCandidate[] {
   return ranked
-    .map((r) =>
-      isFromCountry(r.candidate.hit.url, country) ? { ...r, score: Math.min(1, r.score * COUNTRY_BOOST) } : r,
-    )
+    .map((r) => ({ ...r, score: countryBoosted(r.score, r.candidate.hit.url, country) }))
     .sort((a, b) => b.score - a.score || a.candidate.rank - b.candidate.rank);
 }
