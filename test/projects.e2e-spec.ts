@@ -45,6 +45,7 @@ describe('/orgs/{org_id}/projects/{project_id}', () => {
       const orgId = created.body.id as string;
       const listed = await projects({ ...owner, orgId, session });
       expect(listed.map((p) => p.name)).toEqual(['Default']);
+      expect(created.body.default_project_id).toBe(listed[0]!.id);
       const stream = await events(listed[0]!.id);
       expect(stream.map((e) => e.type)).toEqual(['ProjectCreated']);
       expect(stream[0]!.data).toEqual({ project_id: listed[0]!.id, org_id: orgId, name: 'Default' });

@@ -15,6 +15,7 @@ import { AddMemberDto, CreateOrganizationDto } from './dto/create-organization.d
 import {
   AddedMemberDto,
   MemberListDto,
+  CreatedOrganizationDto,
   OrganizationDto,
   OrganizationListDto,
   RemovedMemberDto,
@@ -40,13 +41,13 @@ export class OrganizationsController {
   /** Create an organization (the caller becomes its owner; free plan) */
   @Post()
   @HttpCode(201)
-  @ApiCreatedResponse({ type: OrganizationDto })
+  @ApiCreatedResponse({ type: CreatedOrganizationDto })
   async create(
     @CurrentSession() session: SessionUser,
     @Body() body: CreateOrganizationDto,
-  ): Promise<OrganizationDto | undefined> {
+  ): Promise<CreatedOrganizationDto | undefined> {
     const plan = body.plan ?? 'free';
-    const { orgId, position } = await this.commands.execute(
+    const { orgId, defaultProjectId, position } = await this.commands.execute(
       new CreateOrganizationCommand(
         body.name,
         plan,
@@ -59,7 +60,8 @@ export class OrganizationsController {
       ),
     );
     await this.readYourWrites.waitFor(position);
-    return this.views.getFor(session.userId, orgId);
+    const organization = await this.views.getFor(session.userId, orgId);
+    return organization && { ...organization, default_project_id: defaultProjectId };
   }
 
   /** The caller's organizations */

@@ -50,6 +50,13 @@ export class OrganizationDto {
   created_at!: string;
 }
 
+@ApiSchema({ name: 'CreatedOrganization' })
+export class CreatedOrganizationDto extends OrganizationDto {
+  /** The project every new organization starts with ("Default"): a first key needs no project step. */
+  @ApiProperty({ format: 'uuid' })
+  default_project_id!: string;
+}
+
 @ApiSchema({ name: 'OrganizationPlan' })
 export class OrganizationPlanDto {
   /** Organization id. */
