@@ -6,7 +6,7 @@ import { MESSAGES } from '../src/metering/metering.errors.js';
 import { corpusDocuments } from './fixtures/search/corpus.js';
 import { type DocsSites, startDocsSites } from './support/docs-sites.js';
 import { changePlan, chargesOf, meteredOrganization } from './support/metering-fixture.js';
-import { closedPort } from './support/failing-sites.js';
+import { closedPort } from './support/ports.js';
 import { SmtpSink } from './support/smtp-sink.js';
 import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
 

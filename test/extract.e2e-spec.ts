@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tavily } from '@tavily/core';
-import { closedPort } from './support/failing-sites.js';
+import { closedPort } from './support/ports.js';
 import { chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { FixtureSite } from './support/fixture-site.js';
 import { SmtpSink } from './support/smtp-sink.js';

@@ -1,14 +1,13 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { tavily } from '@tavily/core';
-import { runCli } from '../src/cli/run-cli.js';
 import { DocumentIndexWriter } from '../src/documents/document-index.writer.js';
 import { Database } from '../src/database/database.js';
 import { parseArgs, runEvaluation } from '../src/search/eval/evaluate-search.js';
 import { corpusDocuments } from './fixtures/search/corpus.js';
 import { changePlan, chargesOf, meteredOrganization } from './support/metering-fixture.js';
+import { operatorCli } from './support/operator-cli.js';
 import { SmtpSink } from './support/smtp-sink.js';
 import { TEST_DATABASE_URL } from './support/test-database.js';
 import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
@@ -176,18 +175,8 @@ describe('search result ids and POST /feedback', () => {
     test('feedback export writes a judged set that eval:search scores', async () => {
       const dir = await mkdtemp(path.join(tmpdir(), 'feedback-export-'));
       try {
-        let stdout = '';
-        const out = new Writable({
-          write(chunk: Buffer, _encoding, done) {
-            stdout += chunk.toString();
-            done();
-          },
-        });
         const env = { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: app.schema, LOG_LEVEL: 'error' };
-        const code = await runCli(['feedback', 'export', org.orgId, '--out', dir, '--json'], env, {
-          stdout: out,
-          stderr: out,
-        });
+        const { code, stdout } = await operatorCli(env, 'feedback', 'export', org.orgId, '--out', dir, '--json');
         expect(code).toBe(0);
         const report = JSON.parse(stdout);
         expect(report).toMatchObject({ queries: 1, notIndexed: 0 });

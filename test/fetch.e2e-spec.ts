@@ -8,7 +8,7 @@ import { FetchModule } from '../src/fetch/fetch.module.js';
 import { FETCHER, FetchError, type FetchErrorCode, type Fetcher } from '../src/fetch/fetcher.port.js';
 import { SafeFetcher } from '../src/fetch/safe-fetcher.js';
 import type { HostResolver } from '../src/fetch/safe-lookup.js';
-import { closedPort } from './support/failing-sites.js';
+import { closedPort } from './support/ports.js';
 import { FixtureSite } from './support/fixture-site.js';
 
 const USER_AGENT = 'SearchLedgerBot/0.1 (+https://example.invalid/bot)';

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { createClient } from 'redis';
 import { ProjectionRunner } from '../projections/projection-runner.js';
 import { READ_MODEL_PROJECTORS, READ_MODELS_CHECKPOINT } from '../projections/read-models/index.js';
 import { replayInto } from '../projections/replay.js';
 import { verifyReadModels } from '../projections/verify.js';
-import { runCli } from '../src/cli/run-cli.js';
 import { Database } from '../src/database/database.js';
 import { toNewEvent } from '../src/event-store/domain-event.js';
 import { EVENT_STORE, type EventStore, type Position, isAtOrAfter } from '../src/event-store/event-store.port.js';
@@ -18,6 +16,7 @@ import { SmtpSink } from './support/smtp-sink.js';
 import { type TestApp, call, dropSchema, setUpOrganization, signIn, startTestApp } from './support/test-app.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, type TestDatabase, createTestDatabase } from './support/test-database.js';
 import { parseCsv } from './support/csv.js';
+import { operatorCli } from './support/operator-cli.js';
 
 type ChargeData = CreditsCharged['data'];
 
@@ -74,23 +73,6 @@ async function waitUntilReadable(store: EventStore, position: Position): Promise
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error('the appended events did not become readable');
-}
-
-async function runLedgerVerify(env: NodeJS.ProcessEnv) {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk: Buffer | string, _encoding, done) {
-        append(chunk.toString());
-        done();
-      },
-    });
-  const code = await runCli(['ledger', 'verify'], env, {
-    stdout: sink((s) => (stdout += s)),
-    stderr: sink((s) => (stderr += s)),
-  });
-  return { code, stdout, stderr };
 }
 
 const MONTH = '2031-03';
@@ -724,7 +706,7 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
       const seeded = await verify();
       expect(seeded).toMatchObject({ ok: true, countersCompared: 2 });
 
-      const cli = await runLedgerVerify(cliEnv());
+      const cli = await operatorCli(cliEnv(), 'ledger', 'verify');
       expect(cli.stderr).toBe('');
       expect(cli.code).toBe(0);
       expect(cli.stdout).toBe(`ledger matches the events: ${fresh.charges} charges, ${fresh.credits} credits\n`);
@@ -796,7 +778,7 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
       expect(report.differences).toEqual([
         { source: 'redis:quota', key: quotaKey, field: 'value', expected: '8', actual: '9' },
       ]);
-      const cli = await runLedgerVerify(cliEnv());
+      const cli = await operatorCli(cliEnv(), 'ledger', 'verify');
       expect(cli.code).toBe(1);
       expect(cli.stdout).toMatch(/TABLE\/COUNTER +KEY +FIELD +EXPECTED +ACTUAL/);
       expect(cli.stdout).toContain(quotaKey);
@@ -805,7 +787,7 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
 
       await redis.set(quotaKey, '8');
       expect(await verify()).toMatchObject({ ok: true, differences: [] });
-      expect((await runLedgerVerify(cliEnv())).code).toBe(0);
+      expect((await operatorCli(cliEnv(), 'ledger', 'verify')).code).toBe(0);
     });
   });
 });
