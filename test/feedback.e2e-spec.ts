@@ -8,9 +8,8 @@ import { parseArgs, runEvaluation } from '../src/search/eval/evaluate-search.js'
 import { corpusDocuments } from './fixtures/search/corpus.js';
 import { changePlan, chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { operatorCli } from './support/operator-cli.js';
-import { SmtpSink } from './support/smtp-sink.js';
 import { TEST_DATABASE_URL } from './support/test-database.js';
-import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
+import { call, useTestApp } from './support/test-app.js';
 
 const DANUBE = 'https://www.danube-guide.eu/rivers/danube';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -21,28 +20,20 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  * nothing, and `feedback export` turns the judgments into a set `eval:search` scores.
  */
 describe('search result ids and POST /feedback', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let org: Awaited<ReturnType<typeof meteredOrganization>>;
   let other: Awaited<ReturnType<typeof meteredOrganization>>;
   let key: string;
   let otherKey: string;
 
+  const app = useTestApp({}, 60_000);
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url } });
-    org = await meteredOrganization(app, smtp, 'feedback@a.test');
-    other = await meteredOrganization(app, smtp, 'feedback-other@b.test');
+    org = await meteredOrganization(app, app.smtp, 'feedback@a.test');
+    other = await meteredOrganization(app, app.smtp, 'feedback-other@b.test');
     await changePlan(app, org.orgId, { plan: 'enterprise' });
     key = (await org.key()).key;
     otherKey = (await other.key()).key;
     await app.app.get(DocumentIndexWriter).upsert(corpusDocuments(new Date()));
   }, 60_000);
-  afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
-  });
 
   const client = (apiKey = key) => tavily({ apiKey, apiBaseURL: app.url });
   const feedbackRows = async (orgId: string) =>
