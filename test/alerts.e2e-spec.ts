@@ -10,8 +10,7 @@ import { WebhookSecretsSealer } from '../src/alerts/webhooks/webhook-secrets-sea
 import { eventually } from './support/eventually.js';
 import { changePlan, meteredOrganization } from './support/metering-fixture.js';
 import { MeteredTestRoutesModule } from './support/metered-test-routes.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, addMember, call, dropSchema, startTestApp } from './support/test-app.js';
+import { addMember, call, startTestApp, useTestApp } from './support/test-app.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import { ALERT_TEST_ENV } from './support/alert-test-env.js';
 
@@ -26,29 +25,21 @@ describe.each([
   ['services mode (Redis)', true],
   ['in-process counters (embedded mode)', false],
 ])('alerts and webhooks: %s', (_mode, redis) => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let n = 0;
   const receivers: WebhookReceiver[] = [];
 
-  beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({
-      redis,
-      env: { SMTP_URL: smtp.url, ...ALERT_TEST_ENV },
-      modules: [MeteredTestRoutesModule],
-    });
+  const app = useTestApp({
+    redis,
+    env: ALERT_TEST_ENV,
+    modules: [MeteredTestRoutesModule],
   });
   afterAll(async () => {
-    await app.close();
     await Promise.all(receivers.map((r) => r.stop()));
-    await smtp.stop();
-    await dropSchema(app.schema);
   });
 
   const organization = async () => {
     const email = `alerts-${redis ? 'r' : 'm'}-${n++}@a.test`;
-    return { email, ...(await meteredOrganization(app, smtp, email)) };
+    return { email, ...(await meteredOrganization(app, app.smtp, email)) };
   };
   const search = (key: string, i: number) =>
     call(app.url, 'POST', '/test/search', { token: key, body: { query: `q${i}` } });
@@ -110,7 +101,7 @@ describe.each([
       body: { scope: 'key', id: key.id, thresholds: [50] },
     });
     expect(foreign.status).toBe(404);
-    const member = await addMember(app, smtp, org, `member-${n++}@a.test`);
+    const member = await addMember(app, app.smtp, org, `member-${n++}@a.test`);
     const byMember = await call(app.url, 'PUT', `/orgs/${org.orgId}/alert-thresholds`, {
       token: member,
       body: { scope: 'organization', thresholds: [10] },
@@ -171,7 +162,7 @@ describe.each([
       data: { org_id: org.orgId, scope: 'organization', threshold: 50, credits_limit: 20 },
     });
 
-    const mail = await smtp.waitForMail(org.email);
+    const mail = await app.smtp.waitForMail(org.email);
     expect(mail.subject).toMatch(/^Usage alert: \d+% of /);
 
     // A replay of every event (the checkpoint moved back to the start, as for another node that follows them) records
@@ -280,7 +271,11 @@ describe.each([
     );
     expect(hooks.refused).toEqual([]);
     // A node's start seals it; a pass after that finds nothing left.
-    const second = await startTestApp({ redis, schema: app.schema, env: { SMTP_URL: smtp.url, ...ALERT_TEST_ENV } });
+    const second = await startTestApp({
+      redis,
+      schema: app.schema,
+      env: { SMTP_URL: app.smtp.url, ...ALERT_TEST_ENV },
+    });
     await second.close();
     expect(await app.app.get(WebhookSecretsSealer).sealPlaintext()).toBe(0);
     const resealed = await stored();

@@ -2,26 +2,17 @@ import { createHash } from 'node:crypto';
 import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
 import { KeyLookupService } from '../src/keys/key-lookup.service.js';
 import { keyStream } from '../src/keys/events/key.events.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, setUpOrganization, signIn, startTestApp } from './support/test-app.js';
+import { call, setUpOrganization, signIn, useTestApp } from './support/test-app.js';
 
 describe('/orgs/{org_id}/api-keys', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let owner: Awaited<ReturnType<typeof setUpOrganization>>;
   let stranger: Awaited<ReturnType<typeof setUpOrganization>>;
   const keysPath = (orgId: string) => `/orgs/${orgId}/api-keys`;
 
+  const app = useTestApp();
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url } });
-    owner = await setUpOrganization(app, smtp, 'owner@a.test');
-    stranger = await setUpOrganization(app, smtp, 'stranger@b.test');
-  });
-  afterAll(async () => {
-    await app.close();
-    await smtp.stop();
-    await dropSchema(app.schema);
+    owner = await setUpOrganization(app, app.smtp, 'owner@a.test');
+    stranger = await setUpOrganization(app, app.smtp, 'stranger@b.test');
   });
 
   const createKey = (body: Record<string, unknown>, who = owner) =>
@@ -254,7 +245,7 @@ describe('/orgs/{org_id}/api-keys', () => {
     });
 
     test('a plain member cannot manage keys, and a non-member sees no organization', async () => {
-      const member = await signIn(app, smtp, 'member@a.test');
+      const member = await signIn(app, app.smtp, 'member@a.test');
       const added = await call(app.url, 'POST', `/orgs/${owner.orgId}/members`, {
         token: owner.session,
         body: { email: 'member@a.test', role: 'member' },

@@ -4,17 +4,7 @@ import { migrate } from '../src/database/migrator.js';
 import { Database } from '../src/database/database.js';
 import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
 import { eventually } from './support/eventually.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import {
-  type TestApp,
-  addMember,
-  call,
-  dropSchema,
-  rename,
-  setUpOrganization,
-  signIn,
-  startTestApp,
-} from './support/test-app.js';
+import { addMember, call, rename, setUpOrganization, signIn, useTestApp } from './support/test-app.js';
 
 interface Entry {
   occurred_at: string;
@@ -30,8 +20,6 @@ interface Entry {
  * when, from the events; owners and admins only; filters, CSV; the same rows after a rebuild and after migration 011.
  */
 describe('the audit log', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let owner: Awaited<ReturnType<typeof setUpOrganization>>;
   let stranger: Awaited<ReturnType<typeof setUpOrganization>>;
   let adminSession: string;
@@ -42,18 +30,17 @@ describe('the audit log', () => {
     call(app.url, 'GET', `/orgs/${owner.orgId}/audit-log${query}`, { token });
   const entries = async (query = '') => (await log(query)).body.entries as Entry[];
 
+  const app = useTestApp({ env: { OPERATOR_EMAILS: 'root@ops.test' } }, 90_000);
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url, OPERATOR_EMAILS: 'root@ops.test' } });
-    owner = await setUpOrganization(app, smtp, 'owner@audit.test');
-    stranger = await setUpOrganization(app, smtp, 'other@audit.test');
+    owner = await setUpOrganization(app, app.smtp, 'owner@audit.test');
+    stranger = await setUpOrganization(app, app.smtp, 'other@audit.test');
     const created = await call(app.url, 'POST', `/orgs/${owner.orgId}/api-keys`, {
       token: owner.session,
       body: { name: '=HYPERLINK("http://evil.test")', project_id: owner.projectId, environment: 'test' },
     });
     expect(created.status).toBe(201);
     key = { id: created.body.id, key: created.body.key, prefix: created.body.prefix };
-    adminSession = await addMember(app, smtp, owner, 'ana@audit.test', 'admin');
+    adminSession = await addMember(app, app.smtp, owner, 'ana@audit.test', 'admin');
     // The admin renames the key, gives it a budget and revokes it: the log says who.
     await rename(app, { session: adminSession, orgId: owner.orgId }, `api-keys/${key.id}`, 'Nightly');
     const budget = await call(app.url, 'PATCH', `/orgs/${owner.orgId}/api-keys/${key.id}`, {
@@ -64,10 +51,10 @@ describe('the audit log', () => {
     expect(
       (await call(app.url, 'DELETE', `/orgs/${owner.orgId}/api-keys/${key.id}`, { token: adminSession })).status,
     ).toBe(200);
-    await addMember(app, smtp, owner, 'bo@audit.test', 'member');
-    await addMember(app, smtp, owner, 'bo@audit.test', 'admin');
-    memberSession = await addMember(app, smtp, owner, 'cy@audit.test', 'member');
-    const operator = await signIn(app, smtp, 'root@ops.test');
+    await addMember(app, app.smtp, owner, 'bo@audit.test', 'member');
+    await addMember(app, app.smtp, owner, 'bo@audit.test', 'admin');
+    memberSession = await addMember(app, app.smtp, owner, 'cy@audit.test', 'member');
+    const operator = await signIn(app, app.smtp, 'root@ops.test');
     const plan = await call(app.url, 'PUT', `/orgs/${owner.orgId}/plan`, { token: operator, body: { plan: 'growth' } });
     expect(plan.status).toBe(200);
     const grant = await call(app.url, 'POST', `/orgs/${owner.orgId}/credit-grants`, {
@@ -86,12 +73,6 @@ describe('the audit log', () => {
       (list) => list.length === 15,
     );
   }, 90_000);
-
-  afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
-  });
 
   test('every action, newest first: who (by address), what, to which thing, when', async () => {
     const list = await entries();

@@ -1,28 +1,17 @@
 import { Database } from '../src/database/database.js';
 import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
 import { userEmailStream } from '../src/users/events/user.events.js';
-import { SmtpSink, signInTokenFrom } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, signIn, startTestApp } from './support/test-app.js';
+import { signInTokenFrom } from './support/smtp-sink.js';
+import { call, signIn, useTestApp } from './support/test-app.js';
 
 describe('magic-link sign-in', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
-
-  beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'Search API <signin@example.test>' } });
-  });
-  afterAll(async () => {
-    await app.close();
-    await smtp.stop();
-    await dropSchema(app.schema);
-  });
+  const app = useTestApp({ env: { MAIL_FROM: 'Search API <signin@example.test>' } });
 
   describe('200', () => {
     test('a link read from the delivered mail signs in, and the first sign-in registers the user once', async () => {
       const requested = await call(app.url, 'POST', '/auth/magic-link', { body: { email: 'Ada@Example.test' } });
       expect(requested.status).toBe(202);
-      const mail = await smtp.waitForMail('ada@example.test');
+      const mail = await app.smtp.waitForMail('ada@example.test');
       expect(mail.from?.text).toContain('signin@example.test');
       expect(mail.subject).toMatch(/sign-in link/i);
       const token = signInTokenFrom(mail);
@@ -39,7 +28,7 @@ describe('magic-link sign-in', () => {
       expect(me.status).toBe(200);
       expect(me.body.user).toEqual(verified.body.user);
 
-      const again = await signIn(app, smtp, 'ada@example.test');
+      const again = await signIn(app, app.smtp, 'ada@example.test');
       const meAgain = await call(app.url, 'GET', '/auth/session', { token: again });
       expect(meAgain.body.user.id).toBe(verified.body.user.id);
       const store = app.app.get<EventStore>(EVENT_STORE);
@@ -49,7 +38,7 @@ describe('magic-link sign-in', () => {
 
     test('tokens are stored only as hashes', async () => {
       await call(app.url, 'POST', '/auth/magic-link', { body: { email: 'hash@example.test' } });
-      const token = signInTokenFrom(await smtp.waitForMail('hash@example.test'));
+      const token = signInTokenFrom(await app.smtp.waitForMail('hash@example.test'));
       const verified = await call(app.url, 'POST', '/auth/magic-link/verify', { body: { token } });
       const db = app.app.get(Database);
       const links = await db.query('SELECT * FROM auth_magic_links');
@@ -63,7 +52,7 @@ describe('magic-link sign-in', () => {
   describe('202', () => {
     test('an unknown address gets the same answer as a known one', async () => {
       const unknown = await call(app.url, 'POST', '/auth/magic-link', { body: { email: 'nobody@example.test' } });
-      await signIn(app, smtp, 'known@example.test');
+      await signIn(app, app.smtp, 'known@example.test');
       const known = await call(app.url, 'POST', '/auth/magic-link', { body: { email: 'known@example.test' } });
       expect(unknown.status).toBe(202);
       expect(known.status).toBe(202);
@@ -89,14 +78,14 @@ describe('magic-link sign-in', () => {
   describe('401', () => {
     test('a used link, an expired link and an unknown link are refused with a clear reason', async () => {
       await call(app.url, 'POST', '/auth/magic-link', { body: { email: 'once@example.test' } });
-      const token = signInTokenFrom(await smtp.waitForMail('once@example.test'));
+      const token = signInTokenFrom(await app.smtp.waitForMail('once@example.test'));
       expect((await call(app.url, 'POST', '/auth/magic-link/verify', { body: { token } })).status).toBe(200);
       const replay = await call(app.url, 'POST', '/auth/magic-link/verify', { body: { token } });
       expect(replay.status).toBe(401);
       expect(replay.body.error).toMatch(/already been used/);
 
       await call(app.url, 'POST', '/auth/magic-link', { body: { email: 'late@example.test' } });
-      const late = signInTokenFrom(await smtp.waitForMail('late@example.test'));
+      const late = signInTokenFrom(await app.smtp.waitForMail('late@example.test'));
       await app.app
         .get(Database)
         .query(
@@ -113,7 +102,7 @@ describe('magic-link sign-in', () => {
 
     test('a redeemed link redeems once even under concurrent attempts', async () => {
       await call(app.url, 'POST', '/auth/magic-link', { body: { email: 'race@example.test' } });
-      const token = signInTokenFrom(await smtp.waitForMail('race@example.test'));
+      const token = signInTokenFrom(await app.smtp.waitForMail('race@example.test'));
       const attempts = await Promise.all(
         Array.from({ length: 5 }, () => call(app.url, 'POST', '/auth/magic-link/verify', { body: { token } })),
       );
@@ -122,7 +111,7 @@ describe('magic-link sign-in', () => {
     });
 
     test('signing out ends the session; API keys and garbage are not session tokens', async () => {
-      const session = await signIn(app, smtp, 'leaving@example.test');
+      const session = await signIn(app, app.smtp, 'leaving@example.test');
       expect((await call(app.url, 'POST', '/auth/sign-out', { token: session })).status).toBe(204);
       expect((await call(app.url, 'GET', '/auth/session', { token: session })).status).toBe(401);
       expect((await call(app.url, 'GET', '/orgs', { token: 'sk_live_' + 'a'.repeat(32) })).status).toBe(401);

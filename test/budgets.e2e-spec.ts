@@ -8,7 +8,7 @@ import { eventually } from './support/eventually.js';
 import { changePlan, chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { MeteredTestRoutesModule } from './support/metered-test-routes.js';
 import { SmtpSink } from './support/smtp-sink.js';
-import { type Json, type TestApp, call, dropSchema, signIn, startTestApp } from './support/test-app.js';
+import { type Json, type TestApp, call, dropSchema, signIn, startTestApp, useTestApp } from './support/test-app.js';
 
 const countStatuses = (responses: readonly Json[]) => {
   const counted: Record<number, number> = {};
@@ -25,21 +25,11 @@ describe.each([
   ['services mode (Redis counters)', true],
   ['in-process counters (embedded mode)', false],
 ])('budgets per key and project: %s', (_mode, redis) => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let n = 0;
 
-  beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ redis, env: { SMTP_URL: smtp.url }, modules: [MeteredTestRoutesModule] });
-  });
-  afterAll(async () => {
-    await app.close();
-    await smtp.stop();
-    await dropSchema(app.schema);
-  });
+  const app = useTestApp({ redis, modules: [MeteredTestRoutesModule] });
 
-  const organization = () => meteredOrganization(app, smtp, `budget-${redis ? 'r' : 'm'}-${n++}@a.test`);
+  const organization = () => meteredOrganization(app, app.smtp, `budget-${redis ? 'r' : 'm'}-${n++}@a.test`);
   const search = (key: string, body: Record<string, unknown> = {}) =>
     call(app.url, 'POST', '/test/search', { token: key, body: { query: 'q', ...body } });
   const patch = (org: { orgId: string; session: string }, path: string, body: Record<string, unknown>) =>
@@ -188,7 +178,7 @@ describe.each([
       body: { email, role: 'member' },
     });
     expect(added.status).toBeLessThan(300);
-    const member = await signIn(app, smtp, email);
+    const member = await signIn(app, app.smtp, email);
     const refused = await call(app.url, 'PATCH', `/orgs/${org.orgId}/api-keys/${key.id}`, {
       token: member,
       body: { monthly_credit_limit: 1 },

@@ -2,27 +2,9 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { EMBEDDED_POSTGRES_FILE, findRunningEmbeddedServer } from '../src/cli/embedded-server.js';
-import { runCli } from '../src/cli/run-cli.js';
 import { EmbeddedPostgres } from '../src/database/embedded-postgres.js';
-
-async function run(env: NodeJS.ProcessEnv, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (s: string) => void) =>
-    new Writable({
-      write(chunk: Buffer | string, _encoding, done) {
-        append(chunk.toString());
-        done();
-      },
-    });
-  const code = await runCli(argv, env, {
-    stdout: sink((s) => (stdout += s)),
-    stderr: sink((s) => (stderr += s)),
-  });
-  return { code, stdout, stderr };
-}
+import { operatorCli } from './support/operator-cli.js';
 
 describe('CLI in embedded mode (no DATABASE_URL)', () => {
   let dataDir: string;
@@ -50,11 +32,11 @@ describe('CLI in embedded mode (no DATABASE_URL)', () => {
 
   test('with no server running, the CLI opens DATA_DIR itself and closes it again', async () => {
     const env = { DATA_DIR: dataDir, LOG_LEVEL: 'error' };
-    const created = await run(env, 'org', 'create', '--name', 'Offline', '--plan', 'project');
+    const created = await operatorCli(env, 'org', 'create', '--name', 'Offline', '--plan', 'project');
     expect(created).toMatchObject({ code: 0, stderr: '' });
     expect(existsSync(path.join(dataDir, EMBEDDED_POSTGRES_FILE))).toBe(false);
 
-    const listed = await run(env, 'org', 'list', '--json');
+    const listed = await operatorCli(env, 'org', 'list', '--json');
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([
       expect.objectContaining({ id: created.stdout.trim(), plan: 'project', monthly_credit_allowance: 4000 }),
@@ -66,17 +48,17 @@ describe('CLI in embedded mode (no DATABASE_URL)', () => {
     const server = await EmbeddedPostgres.start(dataDir, 0, 30);
     try {
       const env = { DATA_DIR: dataDir, LOG_LEVEL: 'error' };
-      const created = await run(env, 'org', 'create', '--name', 'Shared');
+      const created = await operatorCli(env, 'org', 'create', '--name', 'Shared');
       expect(created).toMatchObject({ code: 0, stderr: '' });
       // The CLI did not stop the server's database: the file is still there and the next command reaches it.
       expect(existsSync(path.join(dataDir, EMBEDDED_POSTGRES_FILE))).toBe(true);
-      const listed = await run(env, 'org', 'list');
+      const listed = await operatorCli(env, 'org', 'list');
       expect(listed.stdout).toContain(created.stdout.trim());
-      const verified = await run(env, 'projections', 'verify');
+      const verified = await operatorCli(env, 'projections', 'verify');
       expect(verified).toMatchObject({ code: 0, stdout: expect.stringMatching(/read models match the events/) });
-      const rebuilt = await run(env, 'projections', 'rebuild');
+      const rebuilt = await operatorCli(env, 'projections', 'rebuild');
       expect(rebuilt).toMatchObject({ code: 0 });
-      const listedAgain = await run(env, 'org', 'list');
+      const listedAgain = await operatorCli(env, 'org', 'list');
       expect(listedAgain.stdout).toContain(created.stdout.trim());
     } finally {
       await server.stop();

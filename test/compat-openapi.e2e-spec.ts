@@ -19,8 +19,7 @@ import { SearchRequestDto } from '../src/search/dto/search-request.dto.js';
 import { VerticalRequestDto } from '../src/verticals/dto/vertical-request.dto.js';
 import { FixtureSite } from './support/fixture-site.js';
 import { changePlan, meteredOrganization } from './support/metering-fixture.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type Json, type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
+import { type Json, call, useTestApp } from './support/test-app.js';
 
 /** Every route Fastify registers, seen through an onRoute hook added before any route exists. */
 const registered: { method: string; url: string }[] = [];
@@ -93,19 +92,18 @@ function variants(base: Record<string, unknown>, properties: Record<string, Sche
 
 /** GET /openapi.json and GET /docs, against the running server: the document covers every route and is right. */
 describe('the OpenAPI document and the docs page', () => {
-  let smtp: SmtpSink;
   let site: FixtureSite;
-  let app: TestApp;
   let doc: Doc;
   let ajv: Ajv2020;
 
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
     site = await new FixtureSite().start();
-    app = await startTestApp({
-      env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1' },
-      modules: [RouteRecorderModule],
-    });
+  });
+  const app = useTestApp(() => ({
+    env: { FETCH_ALLOW_HOSTS: '127.0.0.1' },
+    modules: [RouteRecorderModule],
+  }));
+  beforeAll(async () => {
     const response = await call(app.url, 'GET', '/openapi.json');
     expect(response.status).toBe(200);
     doc = response.body;
@@ -114,10 +112,7 @@ describe('the OpenAPI document and the docs page', () => {
     ajv.addSchema(doc, 'openapi.json');
   });
   afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
     await site?.stop();
-    if (app) await dropSchema(app.schema);
   });
 
   test('every registered route is in the document, and every documented route is registered', () => {
@@ -157,7 +152,7 @@ describe('the OpenAPI document and the docs page', () => {
   });
 
   test('real responses match their documented schemas', async () => {
-    const org = await meteredOrganization(app, smtp, 'openapi@a.test');
+    const org = await meteredOrganization(app, app.smtp, 'openapi@a.test');
     const key = (await org.key()).key;
     const valid = (schema: string, response: Json) => {
       const validate = ajv.getSchema(`openapi.json#/components/schemas/${schema}`)!;

@@ -6,9 +6,8 @@ import { MESSAGES } from '../src/metering/metering.errors.js';
 import { corpusDocuments } from './fixtures/search/corpus.js';
 import { type DocsSites, startDocsSites } from './support/docs-sites.js';
 import { changePlan, chargesOf, meteredOrganization } from './support/metering-fixture.js';
-import { closedPort } from './support/failing-sites.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
+import { closedPort } from './support/ports.js';
+import { call, useTestApp } from './support/test-app.js';
 
 const DANUBE = 'https://www.danube-guide.eu/rivers/danube';
 const NILE = 'https://www.nile-facts.com/nile';
@@ -19,27 +18,23 @@ const NILE = 'https://www.nile-facts.com/nile';
  * `detail.error`).
  */
 describe('compatibility: @tavily/core against this server', () => {
-  let smtp: SmtpSink;
   let sites: DocsSites;
-  let app: TestApp;
   let org: Awaited<ReturnType<typeof meteredOrganization>>;
   let key: string;
 
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
     sites = await startDocsSites();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1,localhost' } });
-    org = await meteredOrganization(app, smtp, 'compat@a.test');
+  }, 60_000);
+  const app = useTestApp(() => ({ env: { FETCH_ALLOW_HOSTS: '127.0.0.1,localhost' } }), 60_000);
+  beforeAll(async () => {
+    org = await meteredOrganization(app, app.smtp, 'compat@a.test');
     await changePlan(app, org.orgId, { plan: 'enterprise' });
     key = (await org.key()).key;
     // A few pages of the search fixture corpus: the Danube, the Rhine, a Danube cruise, a booking policy, the Nile.
     await app.app.get(DocumentIndexWriter).upsert(corpusDocuments(new Date()).slice(0, 5));
   }, 60_000);
   afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
     await sites?.stop();
-    if (app) await dropSchema(app.schema);
   });
 
   const client = (apiKey = key) => tavily({ apiKey, apiBaseURL: app.url });
@@ -173,13 +168,13 @@ describe('compatibility: @tavily/core against this server', () => {
   });
 
   test('an exhausted allowance (402) and the rate limit (429) surface as their messages', async () => {
-    const poor = await meteredOrganization(app, smtp, 'compat-quota@a.test');
+    const poor = await meteredOrganization(app, app.smtp, 'compat-quota@a.test');
     await changePlan(app, poor.orgId, { allowance: 1 });
     const spender = client((await poor.key()).key);
     await spender.search('danube');
     await expect(spender.search('danube')).rejects.toThrow(MESSAGES.quotaExhausted);
 
-    const busy = await meteredOrganization(app, smtp, 'compat-rate@a.test');
+    const busy = await meteredOrganization(app, app.smtp, 'compat-rate@a.test');
     await changePlan(app, busy.orgId, { rpmLive: 1 });
     const hurried = client((await busy.key()).key);
     await hurried.search('danube');

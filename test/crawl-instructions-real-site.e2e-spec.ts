@@ -2,9 +2,8 @@ import { existsSync } from 'node:fs';
 import { tavily } from '@tavily/core';
 import { meteredOrganization } from './support/metering-fixture.js';
 import { REAL_SITE_DIR } from './support/real-site.js';
-import { SmtpSink } from './support/smtp-sink.js';
 import { StaticSite } from './support/static-site.js';
-import { type TestApp, dropSchema, startTestApp } from './support/test-app.js';
+import { useTestApp } from './support/test-app.js';
 
 interface Case {
   readonly name: string;
@@ -109,22 +108,18 @@ const TOP = 5;
 const real = existsSync(REAL_SITE_DIR) ? describe : describe.skip;
 
 real('instructions on a real documentation site (Django docs)', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let site: StaticSite;
   let key: string;
 
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
     site = await new StaticSite(REAL_SITE_DIR).start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1' } });
-    key = (await (await meteredOrganization(app, smtp, 'real-site@a.test')).key()).key;
+  }, 60_000);
+  const app = useTestApp(() => ({ env: { FETCH_ALLOW_HOSTS: '127.0.0.1' } }), 60_000);
+  beforeAll(async () => {
+    key = (await (await meteredOrganization(app, app.smtp, 'real-site@a.test')).key()).key;
   }, 60_000);
   afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
     await site?.stop();
-    if (app) await dropSchema(app.schema);
   });
 
   test('the first results are relevant pages, the index pages are not among them', async () => {

@@ -1,9 +1,8 @@
 import path from 'node:path';
 import { tavily } from '@tavily/core';
 import { meteredOrganization } from './support/metering-fixture.js';
-import { SmtpSink } from './support/smtp-sink.js';
 import { StaticSite } from './support/static-site.js';
-import { type TestApp, dropSchema, startTestApp } from './support/test-app.js';
+import { useTestApp } from './support/test-app.js';
 
 /**
  * `instructions` guide where map and crawl go, not only how they sort (issue 26), through the official client, on a
@@ -12,22 +11,18 @@ import { type TestApp, dropSchema, startTestApp } from './support/test-app.js';
  * setup" that neither its URL nor the links to it mention.
  */
 describe('map and crawl with instructions', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let site: StaticSite;
   let key: string;
 
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
     site = await new StaticSite(path.resolve('test/fixtures/site'), { '/robots.txt': 'User-agent: *\n' }).start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1' } });
-    key = (await (await meteredOrganization(app, smtp, 'instructions@a.test')).key()).key;
+  });
+  const app = useTestApp(() => ({ env: { FETCH_ALLOW_HOSTS: '127.0.0.1' } }));
+  beforeAll(async () => {
+    key = (await (await meteredOrganization(app, app.smtp, 'instructions@a.test')).key()).key;
   });
   afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
     await site?.stop();
-    if (app) await dropSchema(app.schema);
   });
 
   const docs = (page = '') => `${site.origin}/tutorial-docs/${page}`;

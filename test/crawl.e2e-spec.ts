@@ -4,30 +4,25 @@ import { Database } from '../src/database/database.js';
 import { type DocsSites, startDocsSites } from './support/docs-sites.js';
 import { chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { describeStartFailures } from './support/failing-sites.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
+import { call, useTestApp } from './support/test-app.js';
 
 /** POST /crawl over HTTP: the map frontier with every page extracted, against the docs site on 127.0.0.1. */
 describe('POST /crawl', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let sites: DocsSites;
   let key: string;
   let orgId: string;
 
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
     sites = await startDocsSites();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1,localhost' } });
-    const org = await meteredOrganization(app, smtp, 'crawl@a.test');
+  });
+  const app = useTestApp(() => ({ env: { FETCH_ALLOW_HOSTS: '127.0.0.1,localhost' } }));
+  beforeAll(async () => {
+    const org = await meteredOrganization(app, app.smtp, 'crawl@a.test');
     orgId = org.orgId;
     key = (await org.key()).key;
   });
   afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
     await sites?.stop();
-    if (app) await dropSchema(app.schema);
   });
 
   const crawl = (body: Record<string, unknown>, token = key) => call(app.url, 'POST', '/crawl', { body, token });
@@ -204,7 +199,7 @@ describe('POST /crawl', () => {
           '<title>Links</title><a href="/docs-site/about.html">About</a> <a href="/docs-site/missing.html">Missing</a>',
         );
       });
-      const fresh = await meteredOrganization(app, smtp, 'crawl-broken@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'crawl-broken@a.test');
       const freshKey = (await fresh.key()).key;
       const response = await crawl({ url: `${sites.site.origin}/crawl-broken`, include_usage: true }, freshKey);
       expect(response.status).toBe(200);
@@ -233,7 +228,7 @@ describe('POST /crawl', () => {
     });
 
     test('price: as extract, per extracted page (1 credit per 5 basic, 2 per 5 advanced)', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'crawl-price@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'crawl-price@a.test');
       const freshKey = (await fresh.key()).key;
       const basic = await crawl({ url: home(), max_depth: 2, limit: 7, include_usage: true }, freshKey);
       expect(basic.body.results).toHaveLength(7);

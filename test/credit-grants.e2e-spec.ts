@@ -11,7 +11,7 @@ import { eventually, sleep } from './support/eventually.js';
 import { changePlan, chargesOf, grantCredits, meteredOrganization } from './support/metering-fixture.js';
 import { MeteredTestRoutesModule } from './support/metered-test-routes.js';
 import { SmtpSink } from './support/smtp-sink.js';
-import { type Json, type TestApp, call, dropSchema, signIn, startTestApp } from './support/test-app.js';
+import { type Json, type TestApp, call, dropSchema, signIn, startTestApp, useTestApp } from './support/test-app.js';
 
 const countStatuses = (responses: readonly Json[]) => {
   const counted: Record<number, number> = {};
@@ -37,25 +37,15 @@ describe.each([
   ['services mode (Redis counters)', true],
   ['in-process counters (embedded mode)', false],
 ])('credit grants and overage: %s', (_mode, redis) => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let n = 0;
 
-  beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({
-      redis,
-      env: { SMTP_URL: smtp.url, OPERATOR_EMAILS: OPERATOR },
-      modules: [MeteredTestRoutesModule],
-    });
-  });
-  afterAll(async () => {
-    await app.close();
-    await smtp.stop();
-    await dropSchema(app.schema);
+  const app = useTestApp({
+    redis,
+    env: { OPERATOR_EMAILS: OPERATOR },
+    modules: [MeteredTestRoutesModule],
   });
 
-  const organization = () => meteredOrganization(app, smtp, `grant-${redis ? 'r' : 'm'}-${n++}@a.test`);
+  const organization = () => meteredOrganization(app, app.smtp, `grant-${redis ? 'r' : 'm'}-${n++}@a.test`);
   const search = (key: string, query = 'q') => call(app.url, 'POST', '/test/search', { token: key, body: { query } });
   const allocations = (orgId: string) =>
     app.app
@@ -235,7 +225,7 @@ describe.each([
   test('operators grant and revoke over HTTP; owners may read but not grant; bad input is a 400', async () => {
     const org = await organization();
     await changePlan(app, org.orgId, { allowance: 1 });
-    const operator = await signIn(app, smtp, OPERATOR);
+    const operator = await signIn(app, app.smtp, OPERATOR);
     const path = `/orgs/${org.orgId}/credit-grants`;
     const byOwner = await call(app.url, 'POST', path, { token: org.session, body: { credits: 5 } });
     expect(byOwner.status).toBe(403);
@@ -442,21 +432,10 @@ describe('grants and overage across two nodes (services mode: one database, one 
 });
 
 describe('read-model migration 007 on read models projected before it', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
-
-  beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url }, modules: [MeteredTestRoutesModule] });
-  });
-  afterAll(async () => {
-    await app.close();
-    await smtp.stop();
-    await dropSchema(app.schema);
-  });
+  const app = useTestApp({ modules: [MeteredTestRoutesModule] });
 
   test('splits the charges already in the ledger as a rebuild from the events would', async () => {
-    const org = await meteredOrganization(app, smtp, 'before-grants@a.test');
+    const org = await meteredOrganization(app, app.smtp, 'before-grants@a.test');
     await changePlan(app, org.orgId, { allowance: 3 });
     const key = await org.key();
     for (let i = 0; i < 3; i++) {

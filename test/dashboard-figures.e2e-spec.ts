@@ -13,10 +13,9 @@ import {
   screenshot,
 } from './support/dashboard-browser.js';
 import { RequestLogWriter } from '../src/request-log/request-log.writer.js';
-import { SmtpSink } from './support/smtp-sink.js';
 import { StaticSite } from './support/static-site.js';
 import { parseCsv } from './support/csv.js';
-import { type TestApp, call, dropSchema, rename, setUpOrganization, startTestApp } from './support/test-app.js';
+import { call, rename, setUpOrganization, useTestApp } from './support/test-app.js';
 
 if (!hasChromium) console.warn('dashboard browser tests skipped: no Chromium at /usr/bin/chromium (set CHROMIUM_PATH)');
 const describeBrowser = hasChromium ? describe : describe.skip;
@@ -43,9 +42,7 @@ const rowOf = (page: Page, requestId: string) =>
  * the Usage and Ledger screens show, checked against GET /usage (the key's own view) and the ledger's sum.
  */
 describeBrowser('the dashboard’s figures agree with GET /usage and the ledger', () => {
-  let smtp: SmtpSink;
   let site: StaticSite;
-  let app: TestApp;
   let browser: Browser;
   let owner: Awaited<ReturnType<typeof setUpOrganization>>;
   let liveKey: string;
@@ -58,11 +55,16 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
 
   beforeAll(async () => {
     buildDashboard();
-    smtp = await SmtpSink.start();
     site = await new StaticSite('test/fixtures', { '/one.html': PAGE('One'), '/two.html': PAGE('Two') }).start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1' } });
+  }, 120_000);
+  // Before the app's teardown: the browser closes while the app still answers its pages.
+  afterAll(async () => {
+    await closeBrowser(browser);
+  });
+  const app = useTestApp(() => ({ env: { FETCH_ALLOW_HOSTS: '127.0.0.1' } }), 120_000);
+  beforeAll(async () => {
     browser = await launchChromium();
-    owner = await setUpOrganization(app, smtp, 'figures@dash.test');
+    owner = await setUpOrganization(app, app.smtp, 'figures@dash.test');
     const batch = await call(app.url, 'POST', `/orgs/${owner.orgId}/projects`, {
       token: owner.session,
       body: { name: 'Batch' },
@@ -123,11 +125,7 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
   }, 120_000);
 
   afterAll(async () => {
-    await closeBrowser(browser);
-    await app?.close();
     await site?.stop();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
   });
 
   const ledgerSum = (environment: 'live' | 'test') =>
@@ -481,7 +479,7 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
     await page.goto(`/dashboard/orgs/${owner.orgId}/ledger?order=asc`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.getByText('Sign in to continue.').waitFor();
-    const token = await requestLink(page, smtp, 'figures@dash.test');
+    const token = await requestLink(page, app.smtp, 'figures@dash.test');
     await page.goto(`/dashboard/sign-in?token=${token}`);
     await page.getByRole('heading', { name: /^Ledger of/ }).waitFor();
     expect(new URL(page.url()).pathname + new URL(page.url()).search).toBe(

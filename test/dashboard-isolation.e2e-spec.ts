@@ -8,25 +8,27 @@ import {
   screenshot,
   signInInBrowser,
 } from './support/dashboard-browser.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
+import { call, setUpOrganization, useTestApp } from './support/test-app.js';
 
 if (!hasChromium) console.warn('dashboard isolation browser tests skipped: no Chromium at /usr/bin/chromium');
 const describeBrowser = hasChromium ? describe : describe.skip;
 
 describeBrowser("the dashboard never shows or changes another organization's keys or usage", () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let browser: Browser;
   let alice: Awaited<ReturnType<typeof setUpOrganization>>;
   let aliceKey: { id: string; key: string; prefix: string };
 
   beforeAll(async () => {
     buildDashboard();
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url } });
+  }, 120_000);
+  // Before the app's teardown: the browser closes while the app still answers its pages.
+  afterAll(async () => {
+    await closeBrowser(browser);
+  });
+  const app = useTestApp({}, 120_000);
+  beforeAll(async () => {
     browser = await launchChromium();
-    alice = await setUpOrganization(app, smtp, 'alice@a.test');
+    alice = await setUpOrganization(app, app.smtp, 'alice@a.test');
     const created = await call(app.url, 'POST', `/orgs/${alice.orgId}/api-keys`, {
       token: alice.session,
       body: { name: 'Alice secret project key', project_id: alice.projectId },
@@ -34,16 +36,10 @@ describeBrowser("the dashboard never shows or changes another organization's key
     aliceKey = { id: created.body.id, key: created.body.key, prefix: created.body.prefix };
     expect((await call(app.url, 'POST', '/search', { token: aliceKey.key, body: { query: 'x' } })).status).toBe(200);
   }, 120_000);
-  afterAll(async () => {
-    await closeBrowser(browser);
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
-  });
 
   test("Bob, signed in to his own organization, gets 'not found' for Alice's, in the UI and from every route it calls", async () => {
     const { context, page, errors } = await newPage(browser, app);
-    await signInInBrowser(page, smtp, 'bob@b.test');
+    await signInInBrowser(page, app.smtp, 'bob@b.test');
     await page.getByLabel('Organization name').fill('Bob Ltd');
     await page.getByRole('button', { name: 'Create organization' }).click();
     await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();

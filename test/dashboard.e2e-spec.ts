@@ -13,29 +13,25 @@ import {
   screenshot,
   signInInBrowser,
 } from './support/dashboard-browser.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
+import { call, useTestApp } from './support/test-app.js';
 
 if (!hasChromium) console.warn('dashboard browser tests skipped: no Chromium at /usr/bin/chromium (set CHROMIUM_PATH)');
 const describeBrowser = hasChromium ? describe : describe.skip;
 
 describeBrowser('the dashboard, in headless Chromium', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let browser: Browser;
 
   beforeAll(async () => {
     buildDashboard();
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url } });
-    browser = await launchChromium();
   }, 120_000);
+  // Before the app's teardown: the browser closes while the app still answers its pages.
   afterAll(async () => {
     await closeBrowser(browser);
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
   });
+  const app = useTestApp({}, 120_000);
+  beforeAll(async () => {
+    browser = await launchChromium();
+  }, 120_000);
 
   const search = (key: string) => call(app.url, 'POST', '/search', { token: key, body: { query: 'danube' } });
 
@@ -60,7 +56,7 @@ describeBrowser('the dashboard, in headless Chromium', () => {
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await screenshot(page, '01-sign-in');
 
-    const token = await requestLink(page, smtp, 'owner@dash.test');
+    const token = await requestLink(page, app.smtp, 'owner@dash.test');
     await screenshot(page, '02-check-your-mail');
     await page.goto(`/dashboard/sign-in?token=${token}`);
     await page.getByRole('heading', { name: 'Organizations' }).waitFor();
@@ -196,13 +192,13 @@ describeBrowser('the dashboard, in headless Chromium', () => {
 
   test('a used or expired link shows a clear page with a way to request a new one', async () => {
     const { context, page, errors } = await newPage(browser, app);
-    const token = await requestLink(page, smtp, 'twice@dash.test');
+    const token = await requestLink(page, app.smtp, 'twice@dash.test');
     expect((await call(app.url, 'POST', '/auth/magic-link/verify', { body: { token } })).status).toBe(200);
     await page.goto(`/dashboard/sign-in?token=${token}`);
     await page.getByRole('heading', { name: 'This sign-in link has already been used' }).waitFor();
     await screenshot(page, '11-link-used');
 
-    const expired = await requestLink(page, smtp, 'late@dash.test');
+    const expired = await requestLink(page, app.smtp, 'late@dash.test');
     const db = Database.connect(TEST_DATABASE_URL, app.schema, 1);
     await db.query("UPDATE auth_magic_links SET expires_at = now() - interval '1 minute' WHERE used_at IS NULL");
     await db.close();
@@ -228,7 +224,7 @@ describeBrowser('the dashboard, in headless Chromium', () => {
     await page.keyboard.type('keys@dash.test');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Check your mail' }).waitFor();
-    const mail = await smtp.waitForMail('keys@dash.test');
+    const mail = await app.smtp.waitForMail('keys@dash.test');
     const token = /sign-in\?token=([0-9A-Za-z]+)/.exec(mail.text ?? '')![1]!;
     await page.goto(`/dashboard/sign-in?token=${token}`);
     await page.getByRole('heading', { name: 'Organizations' }).waitFor();
@@ -262,7 +258,7 @@ describeBrowser('the dashboard, in headless Chromium', () => {
 
   test('at 1280 px, a new organization’s first key is one click: live, every scope, in its project “Default”', async () => {
     const { context, page, errors } = await newPage(browser, app);
-    await signInInBrowser(page, smtp, 'first@dash.test');
+    await signInInBrowser(page, app.smtp, 'first@dash.test');
     await page.getByLabel('Organization name').fill('First Steps');
     await page.getByRole('button', { name: 'Create organization' }).click();
     await page.getByRole('heading', { name: 'Your first key' }).waitFor();
@@ -287,7 +283,7 @@ describeBrowser('the dashboard, in headless Chromium', () => {
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
     await screenshot(page, '20-phone-sign-in');
-    await signInInBrowser(page, smtp, 'phone@dash.test');
+    await signInInBrowser(page, app.smtp, 'phone@dash.test');
     await page.getByLabel('Organization name').fill('A rather long organization name for a phone');
     await page.getByRole('button', { name: 'Create organization' }).click();
     // The first key in one step: the organization came with its project.

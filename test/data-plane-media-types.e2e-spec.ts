@@ -1,5 +1,4 @@
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
+import { call, setUpOrganization, useTestApp } from './support/test-app.js';
 
 interface Sent {
   readonly status: number;
@@ -39,8 +38,6 @@ function expectErrorBody(path: string, sent: Sent): void {
  * application/json, with or without charset=utf-8 (what the Tavily and MCP clients send), is served.
  */
 describe('data plane: JSON bodies only', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let apiKey: string;
 
   const post = async (path: string, body: string | Buffer, headers: Record<string, string>): Promise<Sent> => {
@@ -65,21 +62,15 @@ describe('data plane: JSON bodies only', () => {
     return Number(search.headers.get('x-credits-used'));
   };
 
+  const app = useTestApp({ env: { RESEARCH_CONCURRENCY: '0' } });
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url, RESEARCH_CONCURRENCY: '0' } });
-    const owner = await setUpOrganization(app, smtp, 'owner@media.test');
+    const owner = await setUpOrganization(app, app.smtp, 'owner@media.test');
     const key = await call(app.url, 'POST', `/orgs/${owner.orgId}/api-keys`, {
       token: owner.session,
       body: { name: 'media', project_id: owner.projectId },
     });
     expect(key.status).toBe(201);
     apiKey = key.body.key;
-  });
-  afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
   });
 
   describe('415', () => {

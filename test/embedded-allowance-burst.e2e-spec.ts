@@ -1,15 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ProjectionRunner } from '../projections/projection-runner.js';
 import { createApp } from '../src/app/create-app.js';
-import { runCli } from '../src/cli/run-cli.js';
 import { loadConfig } from '../src/config/app-config.js';
 import { DemoSeedService } from '../src/demo/demo-seed.service.js';
 import { EVENT_STORE, type EventStore, START } from '../src/event-store/event-store.port.js';
 import { KeyLookupService } from '../src/keys/key-lookup.service.js';
+import { operatorCli } from './support/operator-cli.js';
 import { type Json, call } from './support/test-app.js';
 
 const ALLOWANCE = 20;
@@ -50,19 +49,7 @@ describe('embedded mode: a first burst against the monthly allowance', () => {
 
   /** The operator CLI in this process: with the app running, it reaches the app's database through its socket. */
   const cli = async (dataDir: string, ...argv: string[]) => {
-    let stdout = '';
-    let stderr = '';
-    const sink = (append: (s: string) => void) =>
-      new Writable({
-        write(chunk: Buffer | string, _encoding, done) {
-          append(chunk.toString());
-          done();
-        },
-      });
-    const code = await runCli(argv, envOf(dataDir), {
-      stdout: sink((s) => (stdout += s)),
-      stderr: sink((s) => (stderr += s)),
-    });
+    const { code, stdout, stderr } = await operatorCli(envOf(dataDir), ...argv);
     return { code, stdout: stdout.trim(), stderr };
   };
 

@@ -2,11 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tavily } from '@tavily/core';
-import { closedPort } from './support/failing-sites.js';
+import { closedPort } from './support/ports.js';
 import { chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { FixtureSite } from './support/fixture-site.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
+import { call, useTestApp } from './support/test-app.js';
 
 const YOUTUBE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/site/youtube');
 const CHROMIUM = '/usr/bin/chromium';
@@ -15,15 +14,12 @@ const VALID = 'https://example.com/a.html';
 
 /** POST /extract over HTTP against the fixture site on 127.0.0.1 (YOUTUBE_BASE_URL points at its /youtube). */
 describe('POST /extract', () => {
-  let smtp: SmtpSink;
   let site: FixtureSite;
-  let app: TestApp;
   let org: Awaited<ReturnType<typeof meteredOrganization>>;
   let key: string;
   let refusedPort: number;
 
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
     site = await new FixtureSite()
       .route('/youtube/watch', (request, response, fixtures) => {
         const id = new URL(request.url ?? '/', fixtures.origin).searchParams.get('v') ?? '';
@@ -41,17 +37,16 @@ describe('POST /extract', () => {
       })
       .start();
     refusedPort = await closedPort();
-    app = await startTestApp({
-      env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1', YOUTUBE_BASE_URL: `${site.origin}/youtube` },
-    });
-    org = await meteredOrganization(app, smtp, 'extract@a.test');
+  });
+  const app = useTestApp(() => ({
+    env: { FETCH_ALLOW_HOSTS: '127.0.0.1', YOUTUBE_BASE_URL: `${site.origin}/youtube` },
+  }));
+  beforeAll(async () => {
+    org = await meteredOrganization(app, app.smtp, 'extract@a.test');
     key = (await org.key()).key;
   });
   afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
     await site?.stop();
-    if (app) await dropSchema(app.schema);
   });
 
   const extract = (body: Record<string, unknown>, token = key) => call(app.url, 'POST', '/extract', { body, token });
@@ -162,7 +157,7 @@ describe('POST /extract', () => {
     );
 
     test('failed URLs (404, connection refused, timeout) are in failed_results and free', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'extract-failures@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'extract-failures@a.test');
       const token = (await fresh.key()).key;
       const missing = site.url('/articles/no-such-page.html');
       const refused = `http://127.0.0.1:${refusedPort}/page`;
@@ -186,7 +181,7 @@ describe('POST /extract', () => {
     });
 
     test('prices: 1 credit per 5 successful URLs at basic, 2 at advanced, failures free; usage headers', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'extract-prices@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'extract-prices@a.test');
       const token = (await fresh.key()).key;
       const five = [
         'harbour-news.html',

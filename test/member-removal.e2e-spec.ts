@@ -3,16 +3,13 @@ import { verifyReadModels } from '../projections/verify.js';
 import { Database } from '../src/database/database.js';
 import { migrate } from '../src/database/migrator.js';
 import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, addMember, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
+import { addMember, call, setUpOrganization, useTestApp } from './support/test-app.js';
 
 /**
  * A new member is told by mail who added them, to which organization, as what; owners and admins remove members
  * (DELETE /orgs/{org_id}/members/{user_id}), whose sessions stop reaching the organization before the answer.
  */
 describe('inviting and removing members', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let owner: Awaited<ReturnType<typeof setUpOrganization>>;
   let stranger: Awaited<ReturnType<typeof setUpOrganization>>;
 
@@ -26,36 +23,30 @@ describe('inviting and removing members', () => {
   const remove = (userId: string, token = owner.session, orgId = owner.orgId) =>
     call(app.url, 'DELETE', `/orgs/${orgId}/members/${userId}`, { token });
 
+  const app = useTestApp();
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url } });
-    owner = await setUpOrganization(app, smtp, 'owner@removal.test');
-    stranger = await setUpOrganization(app, smtp, 'other@removal.test');
-  });
-  afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
+    owner = await setUpOrganization(app, app.smtp, 'owner@removal.test');
+    stranger = await setUpOrganization(app, app.smtp, 'other@removal.test');
   });
 
   test('a new member gets one invitation mail naming the organization, the role and who added them', async () => {
-    await addMember(app, smtp, owner, 'Ivy@Removal.TEST', 'admin');
-    const invitation = await smtp.waitForMail('ivy@removal.test', 10_000, /You were added/);
+    await addMember(app, app.smtp, owner, 'Ivy@Removal.TEST', 'admin');
+    const invitation = await app.smtp.waitForMail('ivy@removal.test', 10_000, /You were added/);
     expect(invitation.subject).toBe('You were added to owner@removal.test org');
     expect(invitation.text).toContain('owner@removal.test added you to owner@removal.test org as an admin.');
     expect(invitation.text).toContain('Sign in to the dashboard with this address (ivy@removal.test)');
     // A role change is no new membership: no second mail.
-    const before = smtp.messages.filter((m) => m.subject?.startsWith('You were added')).length;
+    const before = app.smtp.messages.filter((m) => m.subject?.startsWith('You were added')).length;
     const changed = await call(app.url, 'POST', `/orgs/${owner.orgId}/members`, {
       token: owner.session,
       body: { email: 'ivy@removal.test', role: 'member' },
     });
     expect(changed.status).toBe(201);
-    expect(smtp.messages.filter((m) => m.subject?.startsWith('You were added')).length).toBe(before);
+    expect(app.smtp.messages.filter((m) => m.subject?.startsWith('You were added')).length).toBe(before);
   });
 
   test('an owner removes a member: their session no longer reaches the organization, and the audit log says who', async () => {
-    const session = await addMember(app, smtp, owner, 'leo@removal.test');
+    const session = await addMember(app, app.smtp, owner, 'leo@removal.test');
     expect((await call(app.url, 'GET', `/orgs/${owner.orgId}`, { token: session })).status).toBe(200);
     const userId = await userOf('leo@removal.test');
     const removed = await remove(userId);
@@ -73,7 +64,7 @@ describe('inviting and removing members', () => {
       actor: { email: 'owner@removal.test' },
     });
     // Added again later, they are a member again: a new membership, not a role change.
-    await addMember(app, smtp, owner, 'leo@removal.test');
+    await addMember(app, app.smtp, owner, 'leo@removal.test');
     expect((await members()).map((m) => m.email)).toContain('leo@removal.test');
     const again = await call(app.url, 'GET', `/orgs/${owner.orgId}/audit-log?action=MemberAdded&limit=1`, {
       token: owner.session,
@@ -82,8 +73,8 @@ describe('inviting and removing members', () => {
   });
 
   test('an admin removes a member; a plain member removes no one; the owner stays', async () => {
-    const admin = await addMember(app, smtp, owner, 'ada@removal.test', 'admin');
-    const plain = await addMember(app, smtp, owner, 'max@removal.test');
+    const admin = await addMember(app, app.smtp, owner, 'ada@removal.test', 'admin');
+    const plain = await addMember(app, app.smtp, owner, 'max@removal.test');
     const ownerId = await userOf('owner@removal.test');
     const byPlain = await remove(await userOf('ada@removal.test'), plain);
     expect(byPlain.status).toBe(404);

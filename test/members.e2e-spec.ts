@@ -1,10 +1,7 @@
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
+import { call, setUpOrganization, useTestApp } from './support/test-app.js';
 
 /** Members are added by e-mail address: validated and normalised exactly as magic-link sign-in does. */
 describe('POST /orgs/{org_id}/members', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let owner: Awaited<ReturnType<typeof setUpOrganization>>;
 
   const members = async () =>
@@ -14,15 +11,9 @@ describe('POST /orgs/{org_id}/members', () => {
   const add = (email: unknown) =>
     call(app.url, 'POST', `/orgs/${owner.orgId}/members`, { token: owner.session, body: { email, role: 'member' } });
 
+  const app = useTestApp();
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url } });
-    owner = await setUpOrganization(app, smtp, 'owner@members.test');
-  });
-  afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
+    owner = await setUpOrganization(app, app.smtp, 'owner@members.test');
   });
 
   describe('201', () => {

@@ -2,25 +2,16 @@ import { jest } from '@jest/globals';
 import { KeyLookupService } from '../src/keys/key-lookup.service.js';
 import { changePlan, chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { MeteredTestRoutesModule } from './support/metered-test-routes.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
+import { call, useTestApp } from './support/test-app.js';
 
 describe('the metering pipeline, on routes registered only by the tests', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let org: Awaited<ReturnType<typeof meteredOrganization>>;
   let live: { id: string; key: string };
 
+  const app = useTestApp({ modules: [MeteredTestRoutesModule] });
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url }, modules: [MeteredTestRoutesModule] });
-    org = await meteredOrganization(app, smtp, 'meter@a.test');
+    org = await meteredOrganization(app, app.smtp, 'meter@a.test');
     live = await org.key();
-  });
-  afterAll(async () => {
-    await app.close();
-    await smtp.stop();
-    await dropSchema(app.schema);
   });
 
   const post = (
@@ -76,7 +67,7 @@ describe('the metering pipeline, on routes registered only by the tests', () => 
     });
 
     test('an answer asked for and not returned is not billed: the search alone, the surcharge item at 0', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'unanswered@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'unanswered@a.test');
       const key = (await fresh.key()).key;
       const answered = await post('/test/search', { query: 'answered', include_answer: 'advanced' }, key);
       expect(answered.body.answer).not.toBeNull();
@@ -112,7 +103,7 @@ describe('the metering pipeline, on routes registered only by the tests', () => 
     });
 
     test('extract: 1 credit per 5 successful URLs over the month, failed URLs free; advanced costs 2 per 5', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'extract@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'extract@a.test');
       const key = (await fresh.key()).key;
       const extract = (urls: string[], depth = 'basic') =>
         post('/test/extract', { urls, extract_depth: depth, include_usage: true }, key);
@@ -144,7 +135,7 @@ describe('the metering pipeline, on routes registered only by the tests', () => 
     });
 
     test('map: 1 credit per 10 pages, 2 with instructions; crawl: as extract per extracted page', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'pages@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'pages@a.test');
       const key = (await fresh.key()).key;
       const map = await post('/test/map', { url: 'https://site', pages: 25, include_usage: true }, key);
       expect(map.body.results).toHaveLength(25);
@@ -167,7 +158,7 @@ describe('the metering pipeline, on routes registered only by the tests', () => 
     });
 
     test('one CreditsCharged per billed call, with what priced it', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'ledger@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'ledger@a.test');
       const key = await fresh.key();
       const response = await post(
         '/test/search',
@@ -199,7 +190,7 @@ describe('the metering pipeline, on routes registered only by the tests', () => 
     });
 
     test('a test key is recorded in the ledger but does not consume the live allowance', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'testkey@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'testkey@a.test');
       const testKey = await fresh.key({ environment: 'test' });
       const liveKey = await fresh.key();
       const before = await post('/test/search', { query: 'live' }, liveKey.key);
@@ -222,7 +213,7 @@ describe('the metering pipeline, on routes registered only by the tests', () => 
     });
 
     test('Idempotency-Key: a repeat returns the first response, marked replayed, and is billed once', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'idem@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'idem@a.test');
       const key = (await fresh.key()).key;
       const headers = { 'idempotency-key': 'retry-1' };
       const first = await post('/test/search', { query: 'once', include_usage: true }, key, headers);
@@ -242,7 +233,7 @@ describe('the metering pipeline, on routes registered only by the tests', () => 
       });
       expect(onAnotherVertical.status).toBe(200);
       expect(sameKeyOtherVertical.status).toBe(422);
-      const otherOrg = await meteredOrganization(app, smtp, 'idem-other@a.test');
+      const otherOrg = await meteredOrganization(app, app.smtp, 'idem-other@a.test');
       const sameKeyElsewhere = await post('/test/search', { query: 'once' }, (await otherOrg.key()).key, headers);
       expect(sameKeyElsewhere.headers.get('idempotent-replayed')).toBeNull();
     });
@@ -250,7 +241,7 @@ describe('the metering pipeline, on routes registered only by the tests', () => 
 
   describe('GET /usage', () => {
     test("this key's and the organization's credits this month, in the Tavily shape, free of charge", async () => {
-      const fresh = await meteredOrganization(app, smtp, 'usage@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'usage@a.test');
       const first = await fresh.key();
       const second = await fresh.key();
       await post('/test/search', { query: 'a', search_depth: 'advanced' }, first.key);
@@ -283,7 +274,7 @@ describe('the metering pipeline, on routes registered only by the tests', () => 
     });
 
     test("X-Project-ID narrows the account figures to a project; the key figures stay the key's", async () => {
-      const fresh = await meteredOrganization(app, smtp, 'usage-projects@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'usage-projects@a.test');
       const other = await call(app.url, 'POST', `/orgs/${fresh.orgId}/projects`, {
         token: fresh.session,
         body: { name: 'other' },
@@ -356,7 +347,7 @@ describe('the metering pipeline, on routes registered only by the tests', () => 
 
   describe('402', () => {
     test('an exhausted allowance refuses with credits_used and credits_limit, and never goes past it', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'quota@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'quota@a.test');
       const key = (await fresh.key()).key;
       await changePlan(app, fresh.orgId, { allowance: 5 });
       const statuses: number[] = [];
@@ -406,7 +397,7 @@ describe('the metering pipeline, on routes registered only by the tests', () => 
 
   describe('409 and 422', () => {
     test('a repeat while the first is running is a 409; the same key with another body is a 422; neither is billed', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'conflict@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'conflict@a.test');
       const key = (await fresh.key()).key;
       const headers = { 'idempotency-key': 'slow-1' };
       const slow = post('/test/search', { query: 'slow', delay_ms: 400 }, key, headers);
@@ -424,7 +415,7 @@ describe('the metering pipeline, on routes registered only by the tests', () => 
 
   describe('429', () => {
     test('over the per-minute limit of the key: Retry-After and the headers that apply', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'rate@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'rate@a.test');
       const key = (await fresh.key({ environment: 'test' })).key;
       await changePlan(app, fresh.orgId, { rpmTest: 3 });
       const responses = [];
@@ -442,7 +433,7 @@ describe('the metering pipeline, on routes registered only by the tests', () => 
     });
 
     test('a live key (rate limit and reservation in one step): the same answers, and a refused call reserves nothing', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'rate-live@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'rate-live@a.test');
       const key = (await fresh.key()).key;
       await changePlan(app, fresh.orgId, { rpmLive: 2 });
       const responses = [];

@@ -2,7 +2,7 @@ import { networkInterfaces } from 'node:os';
 import { loadConfig } from '../src/config/app-config.js';
 import { METRICS_LOOPBACK_ONLY } from '../src/observability/metrics-access.js';
 import { MetricsListener } from '../src/observability/metrics-listener.js';
-import { freePort } from './support/private-redis.js';
+import { freePort } from './support/ports.js';
 import { type TestApp, dropSchema, startTestApp } from './support/test-app.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';

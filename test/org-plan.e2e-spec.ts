@@ -1,12 +1,9 @@
 import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
 import { organizationStream } from '../src/organizations/events/organization.events.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, setUpOrganization, signIn, startTestApp } from './support/test-app.js';
+import { call, setUpOrganization, signIn, useTestApp } from './support/test-app.js';
 
 /** PUT /orgs/{org_id}/plan: the server's operators (OPERATOR_EMAILS) change a plan as `cli org plan` does. */
 describe('/orgs/{org_id}/plan', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let owner: Awaited<ReturnType<typeof setUpOrganization>>;
   let operator: string;
   let key: string;
@@ -21,22 +18,16 @@ describe('/orgs/{org_id}/plan', () => {
     };
   const events = () => app.app.get<EventStore>(EVENT_STORE).readStream(organizationStream(owner.orgId));
 
+  // Listed as typed by an operator: with spaces and capitals, matched as sign-in normalises addresses.
+  const app = useTestApp({ env: { OPERATOR_EMAILS: ' Root@Ops.TEST , second@ops.test' } });
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    // Listed as typed by an operator: with spaces and capitals, matched as sign-in normalises addresses.
-    app = await startTestApp({ env: { SMTP_URL: smtp.url, OPERATOR_EMAILS: ' Root@Ops.TEST , second@ops.test' } });
-    owner = await setUpOrganization(app, smtp, 'owner@plan.test');
-    operator = await signIn(app, smtp, 'root@ops.test');
+    owner = await setUpOrganization(app, app.smtp, 'owner@plan.test');
+    operator = await signIn(app, app.smtp, 'root@ops.test');
     const created = await call(app.url, 'POST', `/orgs/${owner.orgId}/api-keys`, {
       token: owner.session,
       body: { name: 'k', project_id: owner.projectId },
     });
     key = created.body.key as string;
-  });
-  afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
   });
 
   test('GET /auth/session says who is an operator', async () => {
@@ -92,7 +83,7 @@ describe('/orgs/{org_id}/plan', () => {
     });
 
     test('an operator who is also the owner of another organization changes that one too', async () => {
-      const second = await signIn(app, smtp, 'second@ops.test');
+      const second = await signIn(app, app.smtp, 'second@ops.test');
       const org = await call(app.url, 'POST', '/orgs', { token: second, body: { name: 'Ops own' } });
       const changed = await change({ plan: 'startup' }, second, org.body.id as string);
       expect(changed.status).toBe(200);
@@ -151,8 +142,8 @@ describe('/orgs/{org_id}/plan', () => {
 
   describe('403', () => {
     test('members who are no operators, the owner included, are refused and nothing changes', async () => {
-      const admin = await signIn(app, smtp, 'admin@plan.test');
-      const member = await signIn(app, smtp, 'member@plan.test');
+      const admin = await signIn(app, app.smtp, 'admin@plan.test');
+      const member = await signIn(app, app.smtp, 'member@plan.test');
       for (const [email, role] of [
         ['admin@plan.test', 'admin'],
         ['member@plan.test', 'member'],
@@ -185,7 +176,7 @@ describe('/orgs/{org_id}/plan', () => {
 
   describe('404', () => {
     test('a non-member who is no operator sees no organization: the same answer as for one that does not exist', async () => {
-      const stranger = await signIn(app, smtp, 'stranger@plan.test');
+      const stranger = await signIn(app, app.smtp, 'stranger@plan.test');
       const theirs = await change({ plan: 'enterprise' }, stranger);
       const none = await change({ plan: 'enterprise' }, stranger, '00000000-0000-4000-8000-000000000000');
       expect(theirs.status).toBe(404);

@@ -5,13 +5,10 @@ import { projectStream } from '../src/projects/events/project.events.js';
 import { READ_MODEL_PROJECTORS, READ_MODELS_CHECKPOINT } from '../projections/read-models/index.js';
 import { rebuildReadModels } from '../projections/rebuild.js';
 import { verifyReadModels } from '../projections/verify.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, setUpOrganization, signIn, startTestApp } from './support/test-app.js';
+import { call, setUpOrganization, signIn, useTestApp } from './support/test-app.js';
 
 /** PATCH /orgs/{org_id}/projects/{project_id}: renaming a project, as a ProjectRenamed event. */
 describe('/orgs/{org_id}/projects/{project_id}', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let owner: Awaited<ReturnType<typeof setUpOrganization>>;
   let stranger: Awaited<ReturnType<typeof setUpOrganization>>;
   const projectPath = (orgId: string, projectId: string) => `/orgs/${orgId}/projects/${projectId}`;
@@ -25,21 +22,15 @@ describe('/orgs/{org_id}/projects/{project_id}', () => {
   const nameOf = async (projectId: string, who = owner) => (await projects(who)).find((p) => p.id === projectId)?.name;
   const events = (projectId: string) => app.app.get<EventStore>(EVENT_STORE).readStream(projectStream(projectId));
 
+  const app = useTestApp();
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url } });
-    owner = await setUpOrganization(app, smtp, 'owner@projects.test');
-    stranger = await setUpOrganization(app, smtp, 'stranger@projects.test');
-  });
-  afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
+    owner = await setUpOrganization(app, app.smtp, 'owner@projects.test');
+    stranger = await setUpOrganization(app, app.smtp, 'stranger@projects.test');
   });
 
   describe('200', () => {
     test('a new organization comes with a project "Default": a ProjectCreated by its creator, a key needs nothing more', async () => {
-      const session = await signIn(app, smtp, 'fresh@projects.test');
+      const session = await signIn(app, app.smtp, 'fresh@projects.test');
       const created = await call(app.url, 'POST', '/orgs', { token: session, body: { name: 'Fresh' } });
       expect(created.status).toBe(201);
       const orgId = created.body.id as string;
@@ -212,7 +203,7 @@ describe('/orgs/{org_id}/projects/{project_id}', () => {
     });
 
     test('a plain member cannot rename (as for every project and key write), but reads the projects', async () => {
-      const member = await signIn(app, smtp, 'member@projects.test');
+      const member = await signIn(app, app.smtp, 'member@projects.test');
       const added = await call(app.url, 'POST', `/orgs/${owner.orgId}/members`, {
         token: owner.session,
         body: { email: 'member@projects.test', role: 'member' },
@@ -224,7 +215,7 @@ describe('/orgs/{org_id}/projects/{project_id}', () => {
       });
       expect(refused.status).toBe(404);
       expect(await nameOf(owner.projectId)).not.toBe('by a member');
-      const admin = await signIn(app, smtp, 'admin@projects.test');
+      const admin = await signIn(app, app.smtp, 'admin@projects.test');
       await call(app.url, 'POST', `/orgs/${owner.orgId}/members`, {
         token: owner.session,
         body: { email: 'admin@projects.test', role: 'admin' },

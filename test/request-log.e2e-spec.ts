@@ -1,8 +1,7 @@
 import { Database } from '../src/database/database.js';
 import { RequestLogWriter } from '../src/request-log/request-log.writer.js';
-import { SmtpSink } from './support/smtp-sink.js';
 import { StaticSite } from './support/static-site.js';
-import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
+import { call, setUpOrganization, useTestApp } from './support/test-app.js';
 import { TEST_DATABASE_URL } from './support/test-database.js';
 
 interface Logged {
@@ -29,9 +28,7 @@ interface Logged {
  * GET /orgs/{org_id}/requests; never a secret in it; kept outside the ledger, written after the responses.
  */
 describe('the request log (GET /orgs/{org_id}/requests)', () => {
-  let smtp: SmtpSink;
   let site: StaticSite;
-  let app: TestApp;
   let owner: Awaited<ReturnType<typeof setUpOrganization>>;
   let stranger: Awaited<ReturnType<typeof setUpOrganization>>;
   const keys: Record<string, { id: string; key: string; prefix: string }> = {};
@@ -54,13 +51,14 @@ describe('the request log (GET /orgs/{org_id}/requests)', () => {
   const byId = (rows: Logged[], name: string) => rows.find((r) => r.request_id === ids[name]);
 
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
     site = await new StaticSite('test/fixtures', {
       '/page.html': '<!doctype html><html><head><title>Page</title></head><body><p>A page.</p></body></html>',
     }).start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1' } });
-    owner = await setUpOrganization(app, smtp, 'log@requests.test');
-    stranger = await setUpOrganization(app, smtp, 'other@requests.test');
+  }, 120_000);
+  const app = useTestApp(() => ({ env: { FETCH_ALLOW_HOSTS: '127.0.0.1' } }), 120_000);
+  beforeAll(async () => {
+    owner = await setUpOrganization(app, app.smtp, 'log@requests.test');
+    stranger = await setUpOrganization(app, app.smtp, 'other@requests.test');
     const key = async (name: string, body: Record<string, unknown>) => {
       const created = await call(app.url, 'POST', `/orgs/${owner.orgId}/api-keys`, {
         token: owner.session,
@@ -128,10 +126,7 @@ describe('the request log (GET /orgs/{org_id}/requests)', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await app?.close();
     await site?.stop();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
   });
 
   test('every call of the organization’s keys, refused ones included, newest first, with its facts', async () => {

@@ -4,8 +4,7 @@ import { PageCache } from '../src/page-cache/page-cache.js';
 import { textDocument } from './support/indexed-document.js';
 import { meteredOrganization } from './support/metering-fixture.js';
 import { PageServer, articlePage } from './support/page-server.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
+import { call, useTestApp } from './support/test-app.js';
 import { UpstreamServer } from './support/upstream-servers.js';
 
 const QUERY = 'estuary barrage sluice capacity';
@@ -36,28 +35,26 @@ interface Result {
  * its requests (FETCH_ALLOW_HOSTS lets the fetcher reach it); a second page server on 127.0.0.2 is refused.
  */
 describe('the page cache (the local index) in front of page reads', () => {
-  let smtp: SmtpSink;
   let searxng: UpstreamServer;
   let pages: PageServer;
   let privatePages: PageServer;
-  let app: TestApp;
   let key: string;
   let path = 0;
 
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
     searxng = await UpstreamServer.searxng().start();
     pages = await PageServer.start('127.0.0.1');
     privatePages = await PageServer.start('127.0.0.2');
-    app = await startTestApp({
-      env: {
-        SMTP_URL: smtp.url,
-        FETCH_ALLOW_HOSTS: '127.0.0.1',
-        SEARXNG_URL: searxng.url,
-        UPSTREAM_TIMEOUT_MS: '3000',
-      },
-    });
-    key = (await (await meteredOrganization(app, smtp, 'page-cache@a.test')).key()).key;
+  });
+  const app = useTestApp(() => ({
+    env: {
+      FETCH_ALLOW_HOSTS: '127.0.0.1',
+      SEARXNG_URL: searxng.url,
+      UPSTREAM_TIMEOUT_MS: '3000',
+    },
+  }));
+  beforeAll(async () => {
+    key = (await (await meteredOrganization(app, app.smtp, 'page-cache@a.test')).key()).key;
   });
   afterEach(() => {
     searxng.reset();
@@ -65,9 +62,7 @@ describe('the page cache (the local index) in front of page reads', () => {
     privatePages.reset();
   });
   afterAll(async () => {
-    await app?.close();
-    await Promise.all([smtp?.stop(), searxng?.stop(), pages?.stop(), privatePages?.stop()]);
-    if (app) await dropSchema(app.schema);
+    await Promise.all([searxng?.stop(), pages?.stop(), privatePages?.stop()]);
   });
 
   /** A new page (a path no other test has used) saying `text`, the engine's only hit. */
@@ -281,33 +276,27 @@ describe('the page cache (the local index) in front of page reads', () => {
 });
 
 describe('INDEX_READ_PAGES=false', () => {
-  let smtp: SmtpSink;
   let searxng: UpstreamServer;
   let pages: PageServer;
-  let app: TestApp;
 
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
     searxng = await UpstreamServer.searxng().start();
     pages = await PageServer.start('127.0.0.1');
-    app = await startTestApp({
-      env: {
-        SMTP_URL: smtp.url,
-        FETCH_ALLOW_HOSTS: '127.0.0.1',
-        SEARXNG_URL: searxng.url,
-        UPSTREAM_TIMEOUT_MS: '3000',
-        INDEX_READ_PAGES: 'false',
-      },
-    });
   });
+  const app = useTestApp(() => ({
+    env: {
+      FETCH_ALLOW_HOSTS: '127.0.0.1',
+      SEARXNG_URL: searxng.url,
+      UPSTREAM_TIMEOUT_MS: '3000',
+      INDEX_READ_PAGES: 'false',
+    },
+  }));
   afterAll(async () => {
-    await app?.close();
-    await Promise.all([smtp?.stop(), searxng?.stop(), pages?.stop()]);
-    if (app) await dropSchema(app.schema);
+    await Promise.all([searxng?.stop(), pages?.stop()]);
   });
 
   test('pages read by search and extract are not written to the index, and are read again', async () => {
-    const key = (await (await meteredOrganization(app, smtp, 'page-cache-off@a.test')).key()).key;
+    const key = (await (await meteredOrganization(app, app.smtp, 'page-cache-off@a.test')).key()).key;
     const url = pages.set('/barrage', { kind: 'html', body: articlePage('Estuary barrage', [EVIDENCE]) });
     searxng.searxngResults = [engineHit(url, 0)];
     for (let i = 0; i < 2; i++) {

@@ -1,7 +1,6 @@
 import { chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { PageServer, articlePage } from './support/page-server.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
+import { call, useTestApp } from './support/test-app.js';
 import { UpstreamServer } from './support/upstream-servers.js';
 
 const QUERY = 'tidal lagoon turbine output';
@@ -35,30 +34,28 @@ interface Result {
  * (FETCH_ALLOW_HOSTS lets the fetcher reach it), and a second page server on 127.0.0.2 that the SSRF rules refuse.
  */
 describe('POST /search reads the pages of upstream hits', () => {
-  let smtp: SmtpSink;
   let searxng: UpstreamServer;
   let pages: PageServer;
   let privatePages: PageServer;
-  let app: TestApp;
   let org: Awaited<ReturnType<typeof meteredOrganization>>;
   let key: string;
 
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
     searxng = await UpstreamServer.searxng().start();
     pages = await PageServer.start('127.0.0.1');
     privatePages = await PageServer.start('127.0.0.2');
-    app = await startTestApp({
-      env: {
-        SMTP_URL: smtp.url,
-        FETCH_ALLOW_HOSTS: '127.0.0.1',
-        SEARXNG_URL: searxng.url,
-        UPSTREAM_TIMEOUT_MS: '3000',
-        // Reading itself, every page fetched: the page cache (the local index it would fill) is search-page-cache's.
-        INDEX_READ_PAGES: 'false',
-      },
-    });
-    org = await meteredOrganization(app, smtp, 'search-reading@a.test');
+  });
+  const app = useTestApp(() => ({
+    env: {
+      FETCH_ALLOW_HOSTS: '127.0.0.1',
+      SEARXNG_URL: searxng.url,
+      UPSTREAM_TIMEOUT_MS: '3000',
+      // Reading itself, every page fetched: the page cache (the local index it would fill) is search-page-cache's.
+      INDEX_READ_PAGES: 'false',
+    },
+  }));
+  beforeAll(async () => {
+    org = await meteredOrganization(app, app.smtp, 'search-reading@a.test');
     key = (await org.key()).key;
   });
   afterEach(() => {
@@ -67,9 +64,7 @@ describe('POST /search reads the pages of upstream hits', () => {
     privatePages.reset();
   });
   afterAll(async () => {
-    await app?.close();
-    await Promise.all([smtp?.stop(), searxng?.stop(), pages?.stop(), privatePages?.stop()]);
-    if (app) await dropSchema(app.schema);
+    await Promise.all([searxng?.stop(), pages?.stop(), privatePages?.stop()]);
   });
 
   const search = (body: Record<string, unknown>) =>
@@ -272,7 +267,7 @@ describe('POST /search reads the pages of upstream hits', () => {
   });
 
   test('billing is unchanged: basic, fast and ultra-fast 1 credit, advanced 2, whatever the pages did', async () => {
-    const fresh = await meteredOrganization(app, smtp, 'search-reading-billing@a.test');
+    const fresh = await meteredOrganization(app, app.smtp, 'search-reading-billing@a.test');
     const token = (await fresh.key()).key;
     searxng.searxngResults = [
       engineHit(pages.set('/ok', { kind: 'html', body: articlePage('Lagoon', [EVIDENCE]) }), 0),
@@ -293,7 +288,7 @@ describe('POST /search reads the pages of upstream hits', () => {
   });
 
   test('bad input is a 400 and not billed', async () => {
-    const fresh = await meteredOrganization(app, smtp, 'search-reading-400@a.test');
+    const fresh = await meteredOrganization(app, app.smtp, 'search-reading-400@a.test');
     const token = (await fresh.key()).key;
     const response = await call(app.url, 'POST', '/search', {
       body: { query: QUERY, search_depth: 'deep', chunks_per_source: 9 },

@@ -1,8 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { FixtureSite } from './support/fixture-site.js';
 import { meteredOrganization } from './support/metering-fixture.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
+import { call, useTestApp } from './support/test-app.js';
 
 /**
  * Pages whose text looks like broken markdown — an unclosed link, runs of brackets, emphasis markers and backticks
@@ -11,8 +10,6 @@ import { type TestApp, call, dropSchema, startTestApp } from './support/test-app
  * of every organization waited. Now the search answers, and /healthz with it.
  */
 describe('search over pages of broken markdown', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let site: FixtureSite;
   let key: string;
 
@@ -32,7 +29,6 @@ describe('search over pages of broken markdown', () => {
   };
 
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
     site = new FixtureSite();
     site.route('/', (_request, response) =>
       html(
@@ -49,14 +45,13 @@ describe('search over pages of broken markdown', () => {
       ),
     );
     await site.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1' } });
-    key = (await (await meteredOrganization(app, smtp, 'broken-markdown@a.test')).key()).key;
+  });
+  const app = useTestApp(() => ({ env: { FETCH_ALLOW_HOSTS: '127.0.0.1' } }));
+  beforeAll(async () => {
+    key = (await (await meteredOrganization(app, app.smtp, 'broken-markdown@a.test')).key()).key;
   });
   afterAll(async () => {
-    await app?.close();
     await site?.stop();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
   });
 
   test('crawled, then searched with an answer and text raw content: it answers, and so does /healthz', async () => {

@@ -17,11 +17,9 @@ import {
   adjustmentsStream,
   statementStream,
 } from '../src/metering/statements/statement.events.js';
-import { REDIS, type RedisClient } from '../src/redis/redis.module.js';
 import { parseCsv } from './support/csv.js';
 import { operatorCli } from './support/operator-cli.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, setUpOrganization, startTestApp } from './support/test-app.js';
+import { call, setUpOrganization, startTestApp, useTestApp } from './support/test-app.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './support/test-database.js';
 
 type ChargeData = CreditsCharged['data'];
@@ -71,8 +69,6 @@ describe.each([
   ['services mode (PostgreSQL and Redis)', true],
   ['embedded-mode counters (no Redis)', false],
 ])('closed months: statements and adjustments, %s', (_mode, redis) => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let store: EventStore;
   let db: Database;
   let owner: Awaited<ReturnType<typeof setUpOrganization>>;
@@ -109,13 +105,12 @@ describe.each([
     (await call(app.url, 'GET', `/orgs/${owner.orgId}/ledger?month=${month}&limit=1`, { token: owner.session })).body
       .totals;
 
+  const app = useTestApp({ redis, clearRedis: true, env: { STATEMENT_GRACE_DAYS: '0' } }, 60_000);
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ redis, env: { SMTP_URL: smtp.url, STATEMENT_GRACE_DAYS: '0' } });
     store = app.app.get<EventStore>(EVENT_STORE);
     db = app.app.get(Database);
-    owner = await setUpOrganization(app, smtp, `finance-${redis}@statements.test`);
-    stranger = await setUpOrganization(app, smtp, `other-${redis}@statements.test`);
+    owner = await setUpOrganization(app, app.smtp, `finance-${redis}@statements.test`);
+    stranger = await setUpOrganization(app, app.smtp, `other-${redis}@statements.test`);
     projectB = (
       await call(app.url, 'POST', `/orgs/${owner.orgId}/projects`, { token: owner.session, body: { name: 'Batch' } })
     ).body.id;
@@ -152,17 +147,6 @@ describe.each([
     ]);
     await projected(last);
   }, 60_000);
-
-  afterAll(async () => {
-    if (redis) {
-      const client = app.app.get<RedisClient>(REDIS);
-      const keys = await client.keys(`${app.config.redisPrefix}*`);
-      if (keys.length > 0) await client.del(keys);
-    }
-    await app.close();
-    await smtp.stop();
-    await dropSchema(app.schema);
-  });
 
   test('before the close: no statement; a bad month is a 400, an open month a 404, a stranger a 404', async () => {
     expect(await call(app.url, 'GET', `/orgs/${owner.orgId}/statements`, { token: owner.session })).toMatchObject({

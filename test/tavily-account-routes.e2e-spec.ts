@@ -1,14 +1,5 @@
 import { createHash } from 'node:crypto';
-import { SmtpSink } from './support/smtp-sink.js';
-import {
-  type Json,
-  type TestApp,
-  call,
-  dropSchema,
-  setUpOrganization,
-  signIn,
-  startTestApp,
-} from './support/test-app.js';
+import { type Json, call, setUpOrganization, signIn, useTestApp } from './support/test-app.js';
 
 interface Key {
   id: string;
@@ -37,8 +28,6 @@ const dayOffset = (days: number) => new Date(Date.now() + days * 86_400_000).toI
  * method for either route, so they are called over plain HTTP, as tavily-cli and the OpenAPI clients do.
  */
 describe("Tavily's account routes (POST /logs, POST /org-usage)", () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let alice: Awaited<ReturnType<typeof setUpOrganization>>;
   let bob: Awaited<ReturnType<typeof setUpOrganization>>;
   let aliceOrgName: string;
@@ -60,11 +49,10 @@ describe("Tavily's account routes (POST /logs, POST /org-usage)", () => {
     if (message !== undefined) expect(answer.body.error).toMatch(message);
   };
 
+  const app = useTestApp({}, 120_000);
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url } });
-    alice = await setUpOrganization(app, smtp, 'alice@account-routes.test');
-    bob = await setUpOrganization(app, smtp, 'bob@account-routes.test');
+    alice = await setUpOrganization(app, app.smtp, 'alice@account-routes.test');
+    bob = await setUpOrganization(app, app.smtp, 'bob@account-routes.test');
     aliceOrgName = (await call(app.url, 'GET', `/orgs/${alice.orgId}`, { token: alice.session })).body.name;
     bobOrgName = (await call(app.url, 'GET', `/orgs/${bob.orgId}`, { token: bob.session })).body.name;
     const project = await call(app.url, 'POST', `/orgs/${alice.orgId}/projects`, {
@@ -77,7 +65,7 @@ describe("Tavily's account routes (POST /logs, POST /org-usage)", () => {
       body: { email: 'admin@account-routes.test', role: 'admin' },
     });
     expect(added.status).toBe(201);
-    const admin = await signIn(app, smtp, 'admin@account-routes.test');
+    const admin = await signIn(app, app.smtp, 'admin@account-routes.test');
 
     const key = async (name: string, session: string, orgId: string, body: Record<string, unknown>) => {
       const created = await call(app.url, 'POST', `/orgs/${orgId}/api-keys`, {
@@ -113,12 +101,6 @@ describe("Tavily's account routes (POST /logs, POST /org-usage)", () => {
     });
     expect(revoked.status).toBe(200);
   }, 120_000);
-
-  afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
-  });
 
   describe('POST /logs', () => {
     /** Every call of Alice's organization made in beforeAll, newest first. */

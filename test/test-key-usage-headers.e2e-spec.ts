@@ -5,8 +5,7 @@ import { DocumentIndexWriter } from '../src/documents/document-index.writer.js';
 import { corpusDocuments } from './fixtures/search/corpus.js';
 import { changePlan, meteredOrganization } from './support/metering-fixture.js';
 import { MeteredTestRoutesModule } from './support/metered-test-routes.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
+import { call, useTestApp } from './support/test-app.js';
 
 const usage = (response: { headers: Headers }) => ({
   limit: Number(response.headers.get('x-credits-limit')),
@@ -23,22 +22,14 @@ describe.each([
   ['services mode (Redis)', true],
   ['embedded mode', false],
 ])('usage headers of a test key: %s', (_mode, redis) => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let n = 0;
 
+  const app = useTestApp({ redis, modules: [MeteredTestRoutesModule] }, 60_000);
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ redis, env: { SMTP_URL: smtp.url }, modules: [MeteredTestRoutesModule] });
     await app.app.get(DocumentIndexWriter).upsert(corpusDocuments(new Date()));
   }, 60_000);
-  afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
-  });
 
-  const organization = () => meteredOrganization(app, smtp, `test-headers-${redis ? 'r' : 'm'}-${n++}@a.test`);
+  const organization = () => meteredOrganization(app, app.smtp, `test-headers-${redis ? 'r' : 'm'}-${n++}@a.test`);
   const search = (key: string, body: Record<string, unknown> = {}) =>
     call(app.url, 'POST', '/test/search', { token: key, body: { query: 'q', ...body } });
 

@@ -1,39 +1,36 @@
 import { indexVerticalCorpus, verticalSite } from './fixtures/verticals/corpus.js';
 import type { FixtureSite } from './support/fixture-site.js';
 import { chargesOf, meteredOrganization } from './support/metering-fixture.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
+import { call, useTestApp } from './support/test-app.js';
 import { UpstreamServer } from './support/upstream-servers.js';
 
 const BRAVE_TOKEN = 'BSA-search-token-5555';
 
 /** POST /search with SearXNG and Brave configured: upstream hits merged with the local index's by canonical URL. */
 describe('POST /search with upstream providers', () => {
-  let smtp: SmtpSink;
   let site: FixtureSite;
   let searxng: UpstreamServer;
   let brave: UpstreamServer;
-  let app: TestApp;
   let org: Awaited<ReturnType<typeof meteredOrganization>>;
   let key: string;
 
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
     site = await verticalSite();
     searxng = await UpstreamServer.searxng().start();
     brave = await UpstreamServer.brave(BRAVE_TOKEN).start();
-    app = await startTestApp({
-      env: {
-        SMTP_URL: smtp.url,
-        FETCH_ALLOW_HOSTS: '127.0.0.1',
-        SEARXNG_URL: searxng.url,
-        BRAVE_API_KEY: BRAVE_TOKEN,
-        BRAVE_BASE_URL: brave.url,
-        UPSTREAM_TIMEOUT_MS: '1500',
-      },
-    });
+  });
+  const app = useTestApp(() => ({
+    env: {
+      FETCH_ALLOW_HOSTS: '127.0.0.1',
+      SEARXNG_URL: searxng.url,
+      BRAVE_API_KEY: BRAVE_TOKEN,
+      BRAVE_BASE_URL: brave.url,
+      UPSTREAM_TIMEOUT_MS: '1500',
+    },
+  }));
+  beforeAll(async () => {
     await indexVerticalCorpus(app, site);
-    org = await meteredOrganization(app, smtp, 'upstream-search@a.test');
+    org = await meteredOrganization(app, app.smtp, 'upstream-search@a.test');
     key = (await org.key()).key;
   });
   afterEach(() => {
@@ -41,9 +38,7 @@ describe('POST /search with upstream providers', () => {
     brave.reset();
   });
   afterAll(async () => {
-    await app?.close();
-    await Promise.all([smtp?.stop(), site?.stop(), searxng?.stop(), brave?.stop()]);
-    if (app) await dropSchema(app.schema);
+    await Promise.all([site?.stop(), searxng?.stop(), brave?.stop()]);
   });
 
   const search = (body: Record<string, unknown>, token = key) => call(app.url, 'POST', '/search', { body, token });
@@ -94,7 +89,7 @@ describe('POST /search with upstream providers', () => {
   });
 
   test('an upstream that fails leaves the others: 200 with their results, billed as usual', async () => {
-    const fresh = await meteredOrganization(app, smtp, 'search-one-upstream-down@a.test');
+    const fresh = await meteredOrganization(app, app.smtp, 'search-one-upstream-down@a.test');
     const token = (await fresh.key()).key;
     searxng.mode = 'http-500';
     const response = await search({ query: 'sea wall', max_results: 10, include_usage: true }, token);
@@ -127,7 +122,7 @@ describe('POST /search with upstream providers', () => {
   ] as const)(
     '%s %s and nothing else answers: 502, never an empty 200, and not billed',
     async (upstream, mode, message) => {
-      const fresh = await meteredOrganization(app, smtp, `search-${upstream}-${mode}@a.test`.toLowerCase());
+      const fresh = await meteredOrganization(app, app.smtp, `search-${upstream}-${mode}@a.test`.toLowerCase());
       const token = (await fresh.key()).key;
       searxng.mode = 'http-500';
       brave.mode = 'http-500';

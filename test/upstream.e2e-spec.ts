@@ -9,7 +9,7 @@ import {
   upstreamClients,
   upstreamSearchProviders,
 } from '../src/search/upstream/index.js';
-import { closedPort } from './support/failing-sites.js';
+import { closedPort } from './support/ports.js';
 import { UpstreamServer } from './support/upstream-servers.js';
 
 const DAY = 86_400_000;

@@ -19,23 +19,19 @@ import {
   screenshot,
 } from './support/dashboard-browser.js';
 import { eventually } from './support/eventually.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, signIn, startTestApp } from './support/test-app.js';
+import { call, signIn, useTestApp } from './support/test-app.js';
 
 /**
  * GET /orgs/{org_id}/usage for a past month shows the plan and limits that held at its end (from the plan's
  * events), not today's; a month that ended before the organization existed has none.
  */
 describe('a month’s usage shows the plan that held then', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let session: string;
   const orgId = randomUUID();
 
+  const app = useTestApp({}, 60_000);
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url } });
-    session = await signIn(app, smtp, 'finance@then.test');
+    session = await signIn(app, app.smtp, 'finance@then.test');
     const me = await call(app.url, 'GET', '/auth/session', { token: session });
     const actor = { type: 'user', id: me.body.user.id } as const;
     // An organization created on 15 September on the free plan, moved to growth on 10 October and to startup on
@@ -69,12 +65,6 @@ describe('a month’s usage shows the plan that held then', () => {
       (r) => r.status === 200 && r.body.plan?.plan === 'startup',
     );
   }, 60_000);
-
-  afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
-  });
 
   const usage = async (month: string) =>
     (await call(app.url, 'GET', `/orgs/${orgId}/usage?month=${month}`, { token: session })).body;

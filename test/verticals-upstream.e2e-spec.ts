@@ -2,8 +2,7 @@ import { indexVerticalCorpus, verticalSite } from './fixtures/verticals/corpus.j
 import { expectSchema } from './fixtures/verticals/schemas.js';
 import type { FixtureSite } from './support/fixture-site.js';
 import { chargesOf, meteredOrganization } from './support/metering-fixture.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
+import { call, useTestApp } from './support/test-app.js';
 import { UpstreamServer } from './support/upstream-servers.js';
 
 const BRAVE_TOKEN = 'BSA-e2e-token-9876543210';
@@ -19,45 +18,41 @@ const field = (name: string) => (row: Row) => row[name];
  * failure a 502 that is not billed.
  */
 describe('POST /search/{vertical} with upstream providers', () => {
-  let smtp: SmtpSink;
   let site: FixtureSite;
   let searxng: UpstreamServer;
   let brave: UpstreamServer;
   let serpapi: UpstreamServer;
-  let app: TestApp;
   let org: Awaited<ReturnType<typeof meteredOrganization>>;
   let key: string;
 
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
     site = await verticalSite();
     searxng = await UpstreamServer.searxng().start();
     brave = await UpstreamServer.brave(BRAVE_TOKEN).start();
     serpapi = await UpstreamServer.serpapi(SERPAPI_KEY).start();
-    app = await startTestApp({
-      env: {
-        SMTP_URL: smtp.url,
-        FETCH_ALLOW_HOSTS: '127.0.0.1',
-        YOUTUBE_BASE_URL: `${site.origin}/youtube`,
-        SEARXNG_URL: searxng.url,
-        BRAVE_API_KEY: BRAVE_TOKEN,
-        BRAVE_BASE_URL: brave.url,
-        SERPAPI_API_KEY: SERPAPI_KEY,
-        SERPAPI_BASE_URL: serpapi.url,
-        UPSTREAM_TIMEOUT_MS: '1500',
-      },
-    });
+  });
+  const app = useTestApp(() => ({
+    env: {
+      FETCH_ALLOW_HOSTS: '127.0.0.1',
+      YOUTUBE_BASE_URL: `${site.origin}/youtube`,
+      SEARXNG_URL: searxng.url,
+      BRAVE_API_KEY: BRAVE_TOKEN,
+      BRAVE_BASE_URL: brave.url,
+      SERPAPI_API_KEY: SERPAPI_KEY,
+      SERPAPI_BASE_URL: serpapi.url,
+      UPSTREAM_TIMEOUT_MS: '1500',
+    },
+  }));
+  beforeAll(async () => {
     await indexVerticalCorpus(app, site);
-    org = await meteredOrganization(app, smtp, 'verticals-upstream@a.test');
+    org = await meteredOrganization(app, app.smtp, 'verticals-upstream@a.test');
     key = (await org.key()).key;
   });
   afterEach(() => {
     for (const server of [searxng, brave, serpapi]) server.reset();
   });
   afterAll(async () => {
-    await app?.close();
-    await Promise.all([smtp?.stop(), site?.stop(), searxng?.stop(), brave?.stop(), serpapi?.stop()]);
-    if (app) await dropSchema(app.schema);
+    await Promise.all([site?.stop(), searxng?.stop(), brave?.stop(), serpapi?.stop()]);
   });
 
   const search = (vertical: string, body: Record<string, unknown>, token = key) =>
@@ -271,7 +266,11 @@ describe('POST /search/{vertical} with upstream providers', () => {
       ['SerpAPI', 'hang', 'trends', /serpapi did not answer within 1.5 s/],
     ] as const)('%s %s on /search/%s', async (upstream, mode, vertical, message) => {
       const server = { SearXNG: searxng, Brave: brave, SerpAPI: serpapi }[upstream];
-      const fresh = await meteredOrganization(app, smtp, `fail-${upstream}-${mode}-${vertical}@a.test`.toLowerCase());
+      const fresh = await meteredOrganization(
+        app,
+        app.smtp,
+        `fail-${upstream}-${mode}-${vertical}@a.test`.toLowerCase(),
+      );
       const token = (await fresh.key()).key;
       server.mode = mode;
       const started = Date.now();

@@ -2,35 +2,30 @@ import { indexVerticalCorpus, verticalSite } from './fixtures/verticals/corpus.j
 import { expectSchema } from './fixtures/verticals/schemas.js';
 import type { FixtureSite } from './support/fixture-site.js';
 import { chargesOf, meteredOrganization } from './support/metering-fixture.js';
-import { SmtpSink } from './support/smtp-sink.js';
-import { type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
+import { call, useTestApp } from './support/test-app.js';
 
 const DAY = 86_400_000;
 const day = (offset: number) => new Date(Date.now() + offset * DAY).toISOString().slice(0, 10);
 
 /** POST /search/{vertical} over HTTP, records filled from the local index (no upstream configured here). */
 describe('POST /search/{vertical} from the local index', () => {
-  let smtp: SmtpSink;
   let site: FixtureSite;
-  let app: TestApp;
   let org: Awaited<ReturnType<typeof meteredOrganization>>;
   let key: string;
 
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
     site = await verticalSite();
-    app = await startTestApp({
-      env: { SMTP_URL: smtp.url, FETCH_ALLOW_HOSTS: '127.0.0.1', YOUTUBE_BASE_URL: `${site.origin}/youtube` },
-    });
+  });
+  const app = useTestApp(() => ({
+    env: { FETCH_ALLOW_HOSTS: '127.0.0.1', YOUTUBE_BASE_URL: `${site.origin}/youtube` },
+  }));
+  beforeAll(async () => {
     await indexVerticalCorpus(app, site);
-    org = await meteredOrganization(app, smtp, 'verticals@a.test');
+    org = await meteredOrganization(app, app.smtp, 'verticals@a.test');
     key = (await org.key()).key;
   });
   afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
     await site?.stop();
-    if (app) await dropSchema(app.schema);
   });
 
   const search = (vertical: string, body: Record<string, unknown>, token: string | null = key) =>
@@ -290,7 +285,7 @@ describe('POST /search/{vertical} from the local index', () => {
 
   describe('prices and headers', () => {
     test('products and images cost 2 credits, every other vertical 1; usage headers on each', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'vertical-prices@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'vertical-prices@a.test');
       const token = (await fresh.key()).key;
       const cases: [string, Record<string, unknown>, number][] = [
         ['products', { query: 'kettle' }, 2],
@@ -332,7 +327,7 @@ describe('POST /search/{vertical} from the local index', () => {
 
   describe('errors are not billed', () => {
     test('an unknown vertical: 404 with `error` after a valid key (usage headers), nothing charged', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'vertical-404@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'vertical-404@a.test');
       const token = (await fresh.key()).key;
       const response = await search('weather', { query: 'Lisbon' }, token);
       expect(response.status).toBe(404);
@@ -349,7 +344,7 @@ describe('POST /search/{vertical} from the local index', () => {
     });
 
     test('400 for invalid bodies, 404 for a video without captions, 501 for verticals without an upstream', async () => {
-      const fresh = await meteredOrganization(app, smtp, 'vertical-400@a.test');
+      const fresh = await meteredOrganization(app, app.smtp, 'vertical-400@a.test');
       const token = (await fresh.key()).key;
       const cases: [string, Record<string, unknown>, number, RegExp][] = [
         ['news', {}, 400, /^query is required/],

@@ -2,8 +2,8 @@ import { createClient } from 'redis';
 import { Database, quoteIdent } from '../../src/database/database.js';
 import { AppProcess, runBuiltCli, stopAllAppProcesses } from '../support/app-process.js';
 import { FixtureSite } from '../support/fixture-site.js';
-import { createProjectAndKey, signInByMail } from '../support/http-api.js';
 import { SmtpSink } from '../support/smtp-sink.js';
+import { createProjectAndKey, signIn } from '../support/test-app.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from '../support/test-database.js';
 
 /**
@@ -146,8 +146,8 @@ describe('the app killed with SIGKILL mid-load and restarted on the same data', 
     ]);
     app = started;
     const orgId = created.trim();
-    const session = await signInByMail(app.url, smtp, OWNER);
-    const { key } = await createProjectAndKey(app.url, session, orgId);
+    const session = await signIn(app, smtp, OWNER);
+    const { key } = await createProjectAndKey(app, session, orgId);
     const setupMs = Date.now() - t0;
 
     const planned: Planned[] = Array.from({ length: CALLS }, (_, i) => {

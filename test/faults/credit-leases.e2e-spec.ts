@@ -3,9 +3,9 @@ import { Database, quoteIdent } from '../../src/database/database.js';
 import { counterKeys } from '../../src/metering/counter-keys.js';
 import { AppProcess, runBuiltCli, stopAllAppProcesses } from '../support/app-process.js';
 import { eventually, sleep } from '../support/eventually.js';
-import { type HttpAnswer, call, createProjectAndKey } from '../support/http-api.js';
 import { RoundRobinProxy, UPSTREAM_HEADER } from '../support/round-robin-proxy.js';
-import { SmtpSink, signInTokenFrom } from '../support/smtp-sink.js';
+import { SmtpSink } from '../support/smtp-sink.js';
+import { type Json, call, createProjectAndKey, signIn } from '../support/test-app.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from '../support/test-database.js';
 
 /**
@@ -24,7 +24,7 @@ const slackOf = (allowance: number, callAmount: number) => callAmount - 1 + Math
 /** The longest a dead node's leases stay out: its heartbeat's lifetime, then one sweep, and a margin. */
 const DEAD_NODE_SETTLED_MS = 10_000 + 5_000 + 5_000;
 
-interface Answer extends HttpAnswer {
+interface Answer extends Json {
   readonly node: number;
 }
 
@@ -60,7 +60,7 @@ describe('credit and rate-limit leases across two processes', () => {
       String(rpm),
     );
   const request = async (base: string, path: string, token: string, body: Record<string, unknown>): Promise<Answer> => {
-    const answer = await call(base, 'POST', path, { token, body });
+    const answer = await call(base, 'POST', path, { token, body, timeoutMs: 20_000 });
     return { ...answer, node: Number(answer.headers.get(UPSTREAM_HEADER) ?? -1) };
   };
   const charged = async (orgId: string) =>
@@ -93,13 +93,7 @@ describe('credit and rate-limit leases across two processes', () => {
     nodes = await Promise.all([AppProcess.start({ name: 'lease-a', env }), AppProcess.start({ name: 'lease-b', env })]);
     proxy = await RoundRobinProxy.start(nodes.map((n) => n.url));
     await organization('Bootstrap', 10, 10); // creates the owner
-    const asked = await call(proxy.url, 'POST', '/auth/magic-link', { body: { email: 'owner@leases.test' } });
-    expect(asked.status).toBe(202);
-    const mail = await smtp.waitForMail('owner@leases.test');
-    const verified = await call(proxy.url, 'POST', '/auth/magic-link/verify', {
-      body: { token: signInTokenFrom(mail) },
-    });
-    session = verified.body.session_token as string;
+    session = await signIn(proxy, smtp, 'owner@leases.test');
   }, 240_000);
 
   afterAll(async () => {
@@ -118,7 +112,7 @@ describe('credit and rate-limit leases across two processes', () => {
   test('two nodes at an allowance of 40: never more than 40 charged, every 402 with at most the slack left', async () => {
     const allowance = 40;
     const orgId = await organization('Forty', allowance, 100_000);
-    const { key } = await createProjectAndKey(proxy.url, session, orgId);
+    const { key } = await createProjectAndKey(proxy, session, orgId);
     const answers: Answer[] = [];
     // Workers on both nodes, each going on until it is refused, basic (1 credit) and advanced (2) calls mixed.
     const worker = async (w: number) => {
@@ -151,7 +145,7 @@ describe('credit and rate-limit leases across two processes', () => {
   test('the rate limit across two nodes: never more than the limit in the window', async () => {
     const limit = 25;
     const orgId = await organization('Rate', 1_000_000, limit);
-    const { key } = await createProjectAndKey(proxy.url, session, orgId);
+    const { key } = await createProjectAndKey(proxy, session, orgId);
     const answers = await Promise.all(
       Array.from({ length: limit * 4 }, (_, i) => request(proxy.url, '/search', key, { query: `r${i}` })),
     );
@@ -175,7 +169,7 @@ describe('credit and rate-limit leases across two processes', () => {
 
   test('a plan change mid-month: the old leases go back, the new allowance applies', async () => {
     const orgId = await organization('Plan change', 10_000, 100_000);
-    const { key } = await createProjectAndKey(proxy.url, session, orgId);
+    const { key } = await createProjectAndKey(proxy, session, orgId);
     for (let i = 0; i < 20; i++)
       expect((await request(proxy.url, '/search', key, { query: `p${i}` })).status).toBe(200);
     const leasesKey = counterKeys.leases(prefix, orgId, month);
@@ -213,7 +207,7 @@ describe('credit and rate-limit leases across two processes', () => {
 
   test("a node SIGKILLed while holding a key's and a project's budget leases: the ledger settles them too", async () => {
     const orgId = await organization('Budgets killed', 1_000, 100_000);
-    const { key, keyId, projectId } = await createProjectAndKey(proxy.url, session, orgId);
+    const { key, keyId, projectId } = await createProjectAndKey(proxy, session, orgId);
     const limit = async (path: string, credits: number) =>
       expect(
         (
@@ -280,7 +274,7 @@ describe('credit and rate-limit leases across two processes', () => {
   test('a node SIGKILLed while holding leases: its unused credits come back within the lease timeout', async () => {
     const allowance = 60;
     const orgId = await organization('Killed', allowance, 100_000);
-    const { key } = await createProjectAndKey(proxy.url, session, orgId);
+    const { key } = await createProjectAndKey(proxy, session, orgId);
     const [victim, survivor] = nodes as [AppProcess, AppProcess];
     // The victim takes a lease and spends part of it.
     for (let i = 0; i < 10; i++)

@@ -2,9 +2,9 @@ import { createClient } from 'redis';
 import { Database, quoteIdent } from '../../src/database/database.js';
 import { AppProcess, runBuiltCli, stopAllAppProcesses } from '../support/app-process.js';
 import { FixtureSite } from '../support/fixture-site.js';
-import { type HttpAnswer, call, createProjectAndKey } from '../support/http-api.js';
 import { RoundRobinProxy, UPSTREAM_HEADER } from '../support/round-robin-proxy.js';
 import { SmtpSink, signInTokenFrom } from '../support/smtp-sink.js';
+import { type Json, call, createProjectAndKey } from '../support/test-app.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from '../support/test-database.js';
 
 /**
@@ -19,7 +19,7 @@ const ALLOWANCE = 40;
 /** The extract of this fixture page takes long enough for a second call to arrive while it runs. */
 const SLOW_PAGE_MS = 2_500;
 
-interface Answer extends HttpAnswer {
+interface Answer extends Json {
   /** Which process served it (the proxy's header). */
   readonly node: number;
 }
@@ -30,7 +30,7 @@ async function request(
   path: string,
   options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
-  const answer = await call(base, method, path, options);
+  const answer = await call(base, method, path, { timeoutMs: 20_000, ...options });
   return { ...answer, node: Number(answer.headers.get(UPSTREAM_HEADER)) };
 }
 
@@ -77,7 +77,7 @@ describe('two app processes behind one address', () => {
         String(rpm),
       )
     ).trim();
-  const projectAndKey = (orgId: string) => createProjectAndKey(base, session, orgId);
+  const projectAndKey = (orgId: string) => createProjectAndKey({ url: base }, session, orgId);
   const chargesOf = async (orgId: string) =>
     (
       await db.query<{ request_id: string; idempotency_key: string | null; credits: number }>(

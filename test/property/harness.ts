@@ -11,7 +11,7 @@ import { Database } from '../../src/database/database.js';
 import { dashboardAssetsDir } from '../../src/dashboard/dashboard-routes.js';
 import { billingMonth, counterKeys } from '../../src/metering/counter-keys.js';
 import { REDIS, type RedisClient } from '../../src/redis/redis.module.js';
-import { closedPort } from '../support/failing-sites.js';
+import { closedPort } from '../support/ports.js';
 import { FixtureSite } from '../support/fixture-site.js';
 import { changePlan } from '../support/metering-fixture.js';
 import { SmtpSink } from '../support/smtp-sink.js';

@@ -1,6 +1,6 @@
 import { EVENT_STORE, type EventStore, START } from '../../src/event-store/event-store.port.js';
-import { SmtpSink, signInTokenFrom } from '../support/smtp-sink.js';
-import { type Json, type TestApp, call, dropSchema, setUpOrganization, startTestApp } from '../support/test-app.js';
+import { signInTokenFrom } from '../support/smtp-sink.js';
+import { type Json, call, setUpOrganization, useTestApp } from '../support/test-app.js';
 import { documentedOperations, routeIds, routeRecorder, sha256Hex } from './security-support.js';
 
 /**
@@ -22,28 +22,20 @@ const OLD_BROWSER = { origin: EVIL };
 
 describe('security: browser hardening and keys shown once', () => {
   const recorder = routeRecorder();
-  let smtp: SmtpSink;
-  let app: TestApp;
   let owner: Awaited<ReturnType<typeof setUpOrganization>>;
   let documented: { id: string; schemes: string[] }[];
 
+  // The test stands where a TLS-terminating proxy would (TRUST_PROXY): its X-Forwarded-Proto is believed.
+  const app = useTestApp({ env: { TRUST_PROXY: '127.0.0.1' }, modules: [recorder.module] });
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    // The test stands where a TLS-terminating proxy would (TRUST_PROXY): its X-Forwarded-Proto is believed.
-    app = await startTestApp({ env: { SMTP_URL: smtp.url, TRUST_PROXY: '127.0.0.1' }, modules: [recorder.module] });
-    owner = await setUpOrganization(app, smtp, 'owner@a.test');
+    owner = await setUpOrganization(app, app.smtp, 'owner@a.test');
     documented = documentedOperations((await call(app.url, 'GET', '/openapi.json')).body);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
   });
 
   async function linkFor(email: string): Promise<string> {
     expect((await call(app.url, 'POST', '/auth/magic-link', { body: { email } })).status).toBe(202);
-    const mail = await smtp.waitForMail(email);
-    smtp.messages.splice(smtp.messages.indexOf(mail), 1);
+    const mail = await app.smtp.waitForMail(email);
+    app.smtp.messages.splice(app.smtp.messages.indexOf(mail), 1);
     return signInTokenFrom(mail);
   }
 

@@ -3,8 +3,7 @@ import { ProjectionRunner } from '../../projections/projection-runner.js';
 import { START, EVENT_STORE, type EventStore } from '../../src/event-store/event-store.port.js';
 import { StatementCloser } from '../../src/metering/statements/statement-closer.js';
 import { eventually } from '../support/eventually.js';
-import { SmtpSink } from '../support/smtp-sink.js';
-import { type Json, type TestApp, call, dropSchema, setUpOrganization, startTestApp } from '../support/test-app.js';
+import { type Json, call, setUpOrganization, useTestApp } from '../support/test-app.js';
 import { documentedOperations, routeIds, routeRecorder } from './security-support.js';
 
 /**
@@ -236,8 +235,6 @@ const isReadOnly = (id: string) => methodOf(id) === 'GET';
 
 describe('security: cross-organization access and credential confusion', () => {
   const recorder = routeRecorder();
-  let smtp: SmtpSink;
-  let app: TestApp;
   let alice: Tenant;
   let bob: Tenant;
   let documented: { id: string; schemes: string[] }[];
@@ -245,7 +242,7 @@ describe('security: cross-organization access and credential confusion', () => {
   let bobMarkers: string[];
 
   async function tenant(email: string, keyName: string): Promise<Tenant> {
-    const org = await setUpOrganization(app, smtp, email);
+    const org = await setUpOrganization(app, app.smtp, email);
     const created = await call(app.url, 'POST', `/orgs/${org.orgId}/api-keys`, {
       token: org.session,
       body: { name: keyName, project_id: org.projectId },
@@ -259,9 +256,8 @@ describe('security: cross-organization access and credential confusion', () => {
 
   const ledgerOf = (t: Tenant) => call(app.url, 'GET', orgPath(t, '/ledger'), { token: t.session });
 
+  const app = useTestApp({ modules: [recorder.module] }, 60_000);
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url }, modules: [recorder.module] });
     alice = await tenant('alice@a.test', 'alice-key-3f9');
     bob = await tenant('bob@b.test', 'bob-key-7c1');
     const member = await call(app.url, 'POST', orgPath(bob, '/members'), {
@@ -317,12 +313,6 @@ describe('security: cross-organization access and credential confusion', () => {
       'bob-hook',
     ];
   }, 60_000);
-
-  afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
-  });
 
   const request = (token: string | undefined, method: string, probe: Probe) =>
     call(app.url, method, probe.path, {

@@ -1,7 +1,7 @@
 import { randomBase62 } from '../../src/common/secrets.js';
 import { Database } from '../../src/database/database.js';
-import { SmtpSink, signInTokenFrom } from '../support/smtp-sink.js';
-import { type TestApp, call, dropSchema, setUpOrganization, signIn, startTestApp } from '../support/test-app.js';
+import { signInTokenFrom } from '../support/smtp-sink.js';
+import { call, setUpOrganization, signIn, useTestApp } from '../support/test-app.js';
 import { sha256Hex } from './security-support.js';
 
 /**
@@ -11,19 +11,11 @@ import { sha256Hex } from './security-support.js';
  * use of a session is test/security/cross-org-access.e2e-spec.ts.)
  */
 describe('security: magic links and sessions', () => {
-  let smtp: SmtpSink;
-  let app: TestApp;
   let db: Database;
 
+  const app = useTestApp();
   beforeAll(async () => {
-    smtp = await SmtpSink.start();
-    app = await startTestApp({ env: { SMTP_URL: smtp.url } });
     db = app.app.get(Database);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await smtp?.stop();
-    if (app) await dropSchema(app.schema);
   });
 
   /** Asks for a link and takes its token out of the delivered mail. */
@@ -31,8 +23,8 @@ describe('security: magic links and sessions', () => {
     const requested = await call(app.url, 'POST', '/auth/magic-link', { body: { email } });
     expect(requested.status).toBe(202);
     expect(JSON.stringify(requested.body)).not.toMatch(/[0-9A-Za-z]{43}/);
-    const mail = await smtp.waitForMail(email);
-    smtp.messages.splice(smtp.messages.indexOf(mail), 1);
+    const mail = await app.smtp.waitForMail(email);
+    app.smtp.messages.splice(app.smtp.messages.indexOf(mail), 1);
     return signInTokenFrom(mail);
   }
 
@@ -135,7 +127,7 @@ describe('security: magic links and sessions', () => {
     expect((await sessionHashes()).has(sha256Hex(chosen))).toBe(false);
 
     // An attacker's own valid session, planted as the victim's cookie, is replaced, not upgraded to the victim.
-    const planted = await signIn(app, smtp, 'mallory@a.test');
+    const planted = await signIn(app, app.smtp, 'mallory@a.test');
     const victim = await redeemInDashboard(await linkFor('victim@a.test'), { cookie: `session=${planted}` });
     expect(victim.status).toBe(200);
     expect(victim.session).not.toBe(planted);
@@ -143,7 +135,7 @@ describe('security: magic links and sessions', () => {
     expect(await whoAmI(victim.session!)).toBe('victim@a.test');
 
     // Signing in again always issues a different token (and a different session).
-    const again = [await signIn(app, smtp, 'fixed@a.test'), await signIn(app, smtp, 'fixed@a.test')];
+    const again = [await signIn(app, app.smtp, 'fixed@a.test'), await signIn(app, app.smtp, 'fixed@a.test')];
     const all = [...issued, ...again];
     expect(new Set(all).size).toBe(all.length);
     const rows = await db.query<{ session_id: string }>(
@@ -154,8 +146,8 @@ describe('security: magic links and sessions', () => {
   });
 
   test('signing out revokes the token on the server, on both sign-out routes and for cookie and header alike', async () => {
-    const { session: first, orgId } = await setUpOrganization(app, smtp, 'leaver@a.test');
-    const second = await signIn(app, smtp, 'leaver@a.test');
+    const { session: first, orgId } = await setUpOrganization(app, app.smtp, 'leaver@a.test');
+    const second = await signIn(app, app.smtp, 'leaver@a.test');
 
     // POST /auth/sign-out authenticated by the cookie (test/auth.e2e-spec.ts covers the Bearer header).
     const out = await call(app.url, 'POST', '/auth/sign-out', { headers: { cookie: `session=${first}` } });
@@ -183,7 +175,7 @@ describe('security: magic links and sessions', () => {
   });
 
   test('an expired session is refused everywhere', async () => {
-    const { session, orgId } = await setUpOrganization(app, smtp, 'stale@a.test');
+    const { session, orgId } = await setUpOrganization(app, app.smtp, 'stale@a.test');
     expect(await whoAmI(session)).toBe('stale@a.test');
     await db.query(`UPDATE auth_sessions SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [
       sha256Hex(session),

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { closedPort } from '../support/failing-sites.js';
+import { closedPort } from '../support/ports.js';
 import { chargesOf, meteredOrganization } from '../support/metering-fixture.js';
 import { PageServer } from '../support/page-server.js';
 import { SmtpSink } from '../support/smtp-sink.js';

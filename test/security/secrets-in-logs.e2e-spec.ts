@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { createClient } from 'redis';
 import { randomBase62 } from '../../src/common/secrets.js';
 import { Database } from '../../src/database/database.js';
-import { closedPort } from '../support/failing-sites.js';
+import { closedPort } from '../support/ports.js';
 import { SmtpSink, signInTokenFrom } from '../support/smtp-sink.js';
 import { type Json, type TestApp, call, dropSchema } from '../support/test-app.js';
 import { TEST_REDIS_URL } from '../support/test-database.js';

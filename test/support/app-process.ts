@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmdirSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './ports.js';
 
 /**
  * The built service (dist/) as a child process: start it with an environment, wait until /readyz answers 200, stop it
@@ -78,19 +78,6 @@ export async function ensureBuilt(timeoutMs = 240_000): Promise<void> {
   } finally {
     rmdirSync(lock);
   }
-}
-
-/** A port that was free a moment ago on 127.0.0.1 (the start retries on another one if it was taken since). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export interface ProcessResult {

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
 import { SmtpSink, signInTokenFrom } from './smtp-sink.js';
-import { type TestApp, dropSchema, setUpOrganization, startTestApp } from './test-app.js';
+import { type TestApp, setUpOrganization, useTestApp } from './test-app.js';
 
 /** Debian's Chromium (never a downloaded one); without it the browser tests say they are skipped. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -23,11 +23,11 @@ export function describeBrowser(name: string, body: () => void): void {
 }
 
 export interface DashboardRig {
-  smtp: SmtpSink;
-  app: TestApp;
-  browser: Browser;
+  readonly smtp: SmtpSink;
+  readonly app: TestApp;
+  readonly browser: Browser;
   /** The signed-in owner of an organization with a project (setUpOrganization). */
-  owner: Awaited<ReturnType<typeof setUpOrganization>>;
+  readonly owner: Awaited<ReturnType<typeof setUpOrganization>>;
   /** A fresh browser profile at `viewport`, signed in with `session` (the cookie the dashboard sets; the owner's). */
   signedIn(
     viewport: { width: number; height: number },
@@ -40,26 +40,33 @@ export interface DashboardRig {
  * built, an SMTP sink, the app (mailing there; `env` on top), Chromium, and `owner` signed in with an organization.
  */
 export function dashboardRig(options: { owner: string; env?: Record<string, string> }): DashboardRig {
-  const rig = {
+  let browser: Browser | undefined;
+  let owner: DashboardRig['owner'] | undefined;
+  beforeAll(() => buildDashboard(), 120_000);
+  // Before the app's teardown: the browser closes while the app still answers its pages.
+  afterAll(() => closeBrowser(browser));
+  const app = useTestApp({ env: options.env }, 120_000);
+  const rig: DashboardRig = {
+    app,
+    get smtp() {
+      return app.smtp;
+    },
+    get browser() {
+      return browser!;
+    },
+    get owner() {
+      return owner!;
+    },
     signedIn: async (viewport, session = rig.owner.session) => {
       const opened = await newPage(rig.browser, rig.app, viewport);
       await opened.context.addCookies([{ name: 'session', value: session, url: rig.app.url }]);
       return opened;
     },
-  } as DashboardRig;
+  };
   beforeAll(async () => {
-    buildDashboard();
-    rig.smtp = await SmtpSink.start();
-    rig.app = await startTestApp({ env: { SMTP_URL: rig.smtp.url, ...options.env } });
-    rig.browser = await launchChromium();
-    rig.owner = await setUpOrganization(rig.app, rig.smtp, options.owner);
+    browser = await launchChromium();
+    owner = await setUpOrganization(app, app.smtp, options.owner);
   }, 120_000);
-  afterAll(async () => {
-    await closeBrowser(rig.browser);
-    await rig.app?.close();
-    await rig.smtp?.stop();
-    if (rig.app) await dropSchema(rig.app.schema);
-  });
   return rig;
 }
 

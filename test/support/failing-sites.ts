@@ -1,15 +1,7 @@
 import { once } from 'node:events';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-
-/** A port on 127.0.0.1 where nothing listens (a start URL there is a refused connection). */
-export async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { closedPort } from './ports.js';
 
 /**
  * A plain-http site on 127.0.0.1 that answers every path 404 (no robots.txt, no sitemap): a map or crawl started

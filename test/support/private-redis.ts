@@ -1,18 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import net from 'node:net';
+import { freePort } from './ports.js';
 
 const REDIS_SERVER = process.env.REDIS_SERVER_BIN ?? '/usr/bin/redis-server';
-
-/** A free TCP port on 127.0.0.1 (bound, read, released). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /**
  * A redis-server of the test's own, on a loopback port, keeping nothing on disk: killing it loses every key.
