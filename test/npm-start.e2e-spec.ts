@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { cp, mkdtemp, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { PROJECT_ROOT, freePort } from './support/app-process.js';
+import { PROJECT_ROOT } from './support/app-process.js';
+import { freePort } from './support/ports.js';
 
 /**
  * `npm start` as a user runs it, on a copy of this checkout without `dist/` (a fresh clone, with this checkout's
