@@ -22,6 +22,8 @@
  * - evidence recall@5: the share of claims whose top 5 results' `content` holds a rationale sentence of a relevant
  *   abstract (bench/web/evidence-match.ts: word sequences, ≥ 80 % of a sentence's words in order), also per half of
  *   the claims by id parity;
+ * - evidence doc in top 5, and of those claims the share whose evidence sentence is in that result's own `content`
+ *   (issue 40's passage goal, ≥ 0.90 per half: what choosing passages keeps of what ranking found);
  * - raw_content coverage: of the results whose page answered in time (seeded model: a 200 whose headers come within
  *   the depth's budget less the engine's latency and 100 ms for connecting and extraction; trickling, hanging and
  *   failing pages excluded), the share with a non-empty raw_content;
@@ -32,7 +34,8 @@
  * Knobs: BENCH_WEB_CLAIMS (100), BENCH_WEB_CONCURRENCY (4 requests at once), BENCH_WEB_DEPTHS
  * (ultra-fast,fast,basic,advanced), BENCH_WEB_BUDGETS (ultra-fast=1000,fast=1000,basic=1500,advanced=3000 ms),
  * BENCH_WEB_RAW (markdown; `none` asks no raw_content), BENCH_WEB_MODE (services|embedded), BENCH_WEB_DATA (the
- * SciFact folder), DATABASE_URL (postgres://postgres@127.0.0.1:5432/test), REDIS_URL (redis://127.0.0.1:6379).
+ * SciFact folder), BENCH_WEB_ANSWERS (a folder: each depth's cold answers written there as JSON, to study passages
+ * offline), DATABASE_URL (postgres://postgres@127.0.0.1:5432/test), REDIS_URL (redis://127.0.0.1:6379).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -206,6 +209,14 @@ interface RowFigures {
   readonly evidenceRecall5: number;
   /** The same on each half of the claims by id parity: a change that helps one half only fits the sample. */
   readonly evidenceRecall5ByHalf: { readonly even: number; readonly odd: number };
+  /** The share of claims with an evidence document among the top 5 results (what ranking found). */
+  readonly evidenceDocIn5: number;
+  /**
+   * Of the claims with an evidence document in the top 5, the share whose evidence sentence is in that result's own
+   * `content` (issue 40: ≥ 0.90): what choosing passages keeps of what ranking found. Per half as above.
+   */
+  readonly passageHit: number;
+  readonly passageHitByHalf: { readonly even: number; readonly odd: number };
   /** null: not measured (the engine has no raw_content). */
   readonly rawCoverage: number | null;
   readonly rawInTime: number;
@@ -259,6 +270,18 @@ function rowFigures(
     const half = withEvidence.filter((a) => Number(a.claim.id) % 2 === parity);
     return round(half.filter((a) => found.includes(a)).length / Math.max(1, half.length));
   };
+  // An evidence document in the top 5, and whether one such result's `content` holds its own evidence sentences.
+  const docIn5 = withEvidence.filter((a) => a.results.slice(0, 5).some((r) => evidenceOf(a, r).length > 0));
+  const passageFound = docIn5.filter((a) =>
+    a.results.slice(0, 5).some((r) => {
+      const sentences = evidenceOf(a, r);
+      return sentences.length > 0 && holdsEvidence([r.content ?? ''], sentences);
+    }),
+  );
+  const passageHitOf = (parity: number) => {
+    const half = docIn5.filter((a) => Number(a.claim.id) % 2 === parity);
+    return round(half.filter((a) => passageFound.includes(a)).length / Math.max(1, half.length));
+  };
   let inTime = 0;
   let withRaw = 0;
   if (row !== 'engine') {
@@ -286,6 +309,9 @@ function rowFigures(
     ndcg10: round(ndcg.reduce((s, v) => s + v, 0) / Math.max(1, ndcg.length)),
     evidenceRecall5: round(found.length / Math.max(1, withEvidence.length)),
     evidenceRecall5ByHalf: { even: recallOfHalf(0), odd: recallOfHalf(1) },
+    evidenceDocIn5: round(docIn5.length / Math.max(1, withEvidence.length)),
+    passageHit: round(passageFound.length / Math.max(1, docIn5.length)),
+    passageHitByHalf: { even: passageHitOf(0), odd: passageHitOf(1) },
     rawCoverage: row === 'engine' || RAW === 'none' ? null : inTime ? round(withRaw / inTime) : NaN,
     rawInTime: inTime,
     coldP50: round(percentile(coldMs, 50), 1),
@@ -299,6 +325,11 @@ function rowFigures(
     pageRequests: { cold: cold.pageRequests, warm: warm.pageRequests },
     seconds: round(cold.seconds + warm.seconds, 1),
   };
+}
+
+/** The evidence sentences of the abstract a result shows, for its claim (none: not an evidence document). */
+function evidenceOf(answer: Answer, result: Result): readonly string[] {
+  return answer.claim.evidence.get(abstractIdOf(result.url) ?? '') ?? [];
 }
 
 /**
@@ -345,6 +376,8 @@ function rowsTable(rows: readonly RowFigures[]): string {
     'nDCG@10',
     'evidence R@5',
     'R@5 even / odd',
+    'evidence doc in 5',
+    'sentence in its content (even / odd)',
     'raw_content',
     'cold p50',
     'cold p95',
@@ -358,6 +391,8 @@ function rowsTable(rows: readonly RowFigures[]): string {
     r.ndcg10.toFixed(3),
     r.evidenceRecall5.toFixed(3),
     `${r.evidenceRecall5ByHalf.even.toFixed(3)} / ${r.evidenceRecall5ByHalf.odd.toFixed(3)}`,
+    r.evidenceDocIn5.toFixed(3),
+    `${r.passageHit.toFixed(3)} (${r.passageHitByHalf.even.toFixed(3)} / ${r.passageHitByHalf.odd.toFixed(3)})`,
     r.rawCoverage === null ? '—' : `${(r.rawCoverage * 100).toFixed(1)} % of ${r.rawInTime}`,
     ms(r.coldP50),
     ms(r.coldP95),
@@ -403,6 +438,17 @@ function targetFigures(rows: readonly RowFigures[]): Figure[] {
       ...vs(engine.evidenceRecall5),
       ...(recallTarget !== null ? { target: `≥ ${recallTarget}`, met: r.evidenceRecall5 >= recallTarget } : {}),
     });
+    if (depth === 'basic' || depth === 'advanced') {
+      const { even, odd } = r.passageHitByHalf;
+      figures.push({
+        bench,
+        measure: `${name} evidence sentence in content, evidence doc in top 5 (even ${even} / odd ${odd})`,
+        value: r.passageHit,
+        unit: '',
+        target: '≥ 0.90, each half',
+        met: even >= 0.9 && odd >= 0.9,
+      });
+    }
     if (r.rawCoverage !== null) {
       figures.push({
         bench,
@@ -455,6 +501,16 @@ function targetFigures(rows: readonly RowFigures[]): Figure[] {
     if (r.errors > 0) figures.push({ bench, measure: `${name} failed requests`, value: r.errors, unit: '' });
   }
   return figures;
+}
+
+async function writeAnswers(directory: string, depth: Depth, cold: Pass): Promise<void> {
+  await mkdir(directory, { recursive: true });
+  const answers = cold.answers.map((a) => ({
+    claim: { id: a.claim.id, text: a.claim.text, evidence: Object.fromEntries(a.claim.evidence) },
+    status: a.status,
+    results: a.results,
+  }));
+  await writeFile(path.join(directory, `${depth}.json`), `${JSON.stringify(answers)}\n`);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -518,6 +574,7 @@ async function main(): Promise<void> {
         const cold = await pass(claims, pages, askService(service, depth));
         const warm = await pass(claims, pages, askService(service, depth));
         const row = rowFigures(depth, cold, warm, web, engineLatency, engineMs);
+        if (process.env.BENCH_WEB_ANSWERS) await writeAnswers(process.env.BENCH_WEB_ANSWERS, depth, cold);
         rows.push(row);
         console.log(
           `${depth}: done in ${row.seconds} s; page requests cold ${JSON.stringify(row.pageRequests.cold)}, ` +
