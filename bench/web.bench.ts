@@ -217,6 +217,13 @@ interface RowFigures {
    */
   readonly passageHit: number;
   readonly passageHitByHalf: { readonly even: number; readonly odd: number };
+  /**
+   * The same, counting only the claims whose evidence result in the top 5 has its page read (a raw_content): what
+   * the passage choice alone loses, without the pages not read in time (their `content` is the engine's snippet).
+   * null when no raw_content is asked.
+   */
+  readonly passageHitOfRead: number | null;
+  readonly evidencePagesRead: number | null;
   /** null: not measured (the engine has no raw_content). */
   readonly rawCoverage: number | null;
   readonly rawInTime: number;
@@ -278,6 +285,9 @@ function rowFigures(
       return sentences.length > 0 && holdsEvidence([r.content ?? ''], sentences);
     }),
   );
+  const evidenceRead = docIn5.filter((a) =>
+    a.results.slice(0, 5).some((r) => evidenceOf(a, r).length > 0 && !!r.raw_content?.trim()),
+  );
   const passageHitOf = (parity: number) => {
     const half = docIn5.filter((a) => Number(a.claim.id) % 2 === parity);
     return round(half.filter((a) => passageFound.includes(a)).length / Math.max(1, half.length));
@@ -312,6 +322,11 @@ function rowFigures(
     evidenceDocIn5: round(docIn5.length / Math.max(1, withEvidence.length)),
     passageHit: round(passageFound.length / Math.max(1, docIn5.length)),
     passageHitByHalf: { even: passageHitOf(0), odd: passageHitOf(1) },
+    passageHitOfRead:
+      row === 'engine' || RAW === 'none'
+        ? null
+        : round(evidenceRead.filter((a) => passageFound.includes(a)).length / Math.max(1, evidenceRead.length)),
+    evidencePagesRead: row === 'engine' || RAW === 'none' ? null : evidenceRead.length,
     rawCoverage: row === 'engine' || RAW === 'none' ? null : inTime ? round(withRaw / inTime) : NaN,
     rawInTime: inTime,
     coldP50: round(percentile(coldMs, 50), 1),
@@ -378,6 +393,7 @@ function rowsTable(rows: readonly RowFigures[]): string {
     'R@5 even / odd',
     'evidence doc in 5',
     'sentence in its content (even / odd)',
+    'of pages read',
     'raw_content',
     'cold p50',
     'cold p95',
@@ -393,6 +409,7 @@ function rowsTable(rows: readonly RowFigures[]): string {
     `${r.evidenceRecall5ByHalf.even.toFixed(3)} / ${r.evidenceRecall5ByHalf.odd.toFixed(3)}`,
     r.evidenceDocIn5.toFixed(3),
     `${r.passageHit.toFixed(3)} (${r.passageHitByHalf.even.toFixed(3)} / ${r.passageHitByHalf.odd.toFixed(3)})`,
+    r.passageHitOfRead === null ? '—' : `${r.passageHitOfRead.toFixed(3)} of ${r.evidencePagesRead}`,
     r.rawCoverage === null ? '—' : `${(r.rawCoverage * 100).toFixed(1)} % of ${r.rawInTime}`,
     ms(r.coldP50),
     ms(r.coldP95),
