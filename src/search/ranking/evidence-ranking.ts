@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryAnalysis } from '../index/local-index.js';
 import { LocalIndexProvider } from '../providers/local-index.provider.js';
-import { passageContent } from '../text/passage-choice.js';
-import { scorePassages } from '../text/passages.js';
+import { CHUNK_SEPARATOR, type Passage, scorePassages } from '../text/passages.js';
 import type { Evidence, RankCandidate, RankedCandidate } from './rank-candidate.js';
 import { QueryEvidence, type TextEvidence } from './text-evidence.js';
 
@@ -60,7 +59,7 @@ export class EvidenceRanking {
       };
       const score =
         PASSAGE_SHARE * evidence.passage + COVERAGE_SHARE * evidence.coverage + PRIOR_SHARE * evidence.prior;
-      const content = candidate.source === 'snippet' ? candidate.text : contentOf(text, analysis, chunks);
+      const content = candidate.source === 'snippet' ? candidate.text : joinChunks(best, chunks);
       return { candidate, evidence, score: Math.round(score * 1e6) / 1e6, content };
     });
     return ranked.sort(
@@ -87,17 +86,10 @@ function coveredWeight(found: ReadonlySet<string>, analysis: QueryAnalysis): num
   return covered;
 }
 
-/**
- * `content`: the text's best sentence windows (passageContent). Fixed chunks rank the document; the sentences that
- * score best are shown whole, each with its neighbours.
- */
-function contentOf(text: TextEvidence, analysis: QueryAnalysis, count: number): string {
-  return passageContent(
-    text.passages.flatMap((p) => p.sentences),
-    analysis.weights,
-    analysis.translations,
-    count,
-  );
+function joinChunks(passages: readonly Passage[], count: number): string {
+  const withTerms = passages.filter((p) => p.score > 0);
+  const chosen = (withTerms.length > 0 ? withTerms : passages.slice(0, 1)).slice(0, Math.max(1, count));
+  return chosen.map((p) => p.text).join(CHUNK_SEPARATOR);
 }
 
 const clamp = (value: number) => Math.min(1, Math.max(0, value));

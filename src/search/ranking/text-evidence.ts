@@ -1,5 +1,4 @@
 import type { LocalIndex, QueryAnalysis, TextHits } from '../index/local-index.js';
-import { abbreviationPositions, definedAbbreviations } from '../text/abbreviations.js';
 import { markdownToText } from '../text/markdown-text.js';
 import { type Passage, type ScoredSentence, chunk, mayContainTerms } from '../text/passages.js';
 import { proseSentences } from '../text/sentences.js';
@@ -44,24 +43,18 @@ export class QueryEvidence {
   }
 
   async read(texts: readonly TextToRead[]): Promise<TextEvidence[]> {
-    const plain = texts.map((t) => {
+    const split = texts.map((t) => {
       const text = t.text.slice(0, MAX_TEXT_FOR_PASSAGES);
-      return t.markdown ? markdownToText(text) : text;
+      return proseSentences(t.markdown ? markdownToText(text) : text);
     });
-    const split = plain.map((text) => proseSentences(text));
-    // The abbreviations each text defines whose long form may hold a query term.
-    const abbreviations = plain.map(
-      (text) => new Map([...definedAbbreviations(text)].filter(([, long]) => this.mayMatch(long))),
-    );
-    // sentence -1: the title; -2: an abbreviation's long form
-    const pending: { doc: number; sentence: number; text: string; short?: string }[] = [];
+    // sentence -1: the title
+    const pending: { doc: number; sentence: number; text: string }[] = [];
     split.forEach((sentences, doc) => {
       const title = texts[doc]!.title;
       if (title && this.mayMatch(title)) pending.push({ doc, sentence: -1, text: title });
       sentences.forEach((s, sentence) => {
         if (this.mayMatch(s.text)) pending.push({ doc, sentence, text: s.text });
       });
-      for (const [short, long] of abbreviations[doc]!) pending.push({ doc, sentence: -2, text: long, short });
     });
     const hits = await this.index.analyzeTexts(
       pending.map((p) => p.text),
@@ -70,39 +63,12 @@ export class QueryEvidence {
     const scored: ScoredSentence[][] = split.map((sentences) => sentences.map((s) => ({ ...s, hits: new Map() })));
     const titleHits: TextHits[] = texts.map(() => new Map());
     const found = texts.map(() => new Set<string>());
-    const longForms = texts.map(() => new Map<string, TextHits>());
     pending.forEach((p, i) => {
       const lexemesHit = hits[i]!;
-      if (p.sentence === -2) {
-        if (lexemesHit.size > 0) longForms[p.doc]!.set(p.short!, lexemesHit);
-        return;
-      }
       for (const lexeme of lexemesHit.keys()) found[p.doc]!.add(lexeme);
-      if (p.sentence === -1) titleHits[p.doc] = lexemesHit;
+      if (p.sentence < 0) titleHits[p.doc] = lexemesHit;
       else scored[p.doc]![p.sentence] = { ...split[p.doc]![p.sentence]!, hits: lexemesHit };
-    });
-    longForms.forEach((defined, doc) => {
-      if (defined.size > 0) scored[doc] = scored[doc]!.map((s) => withAbbreviations(s, defined));
     });
     return texts.map((_, i) => ({ passages: chunk(scored[i]!), titleHits: titleHits[i]!, found: found[i]! }));
   }
-}
-
-/**
- * A sentence's hits with each defined abbreviation in it read as its long form: the long form's lexemes at the
- * abbreviation's position (a lexeme the sentence already holds keeps its own positions as well), except in the
- * sentence that defines it.
- */
-function withAbbreviations(sentence: ScoredSentence, defined: ReadonlyMap<string, TextHits>): ScoredSentence {
-  let hits: Map<string, number[]> | null = null;
-  for (const [short, longHits] of defined) {
-    // The definition's own sentence already holds the long form.
-    const positions = sentence.text.includes(`(${short})`) ? [] : abbreviationPositions(sentence.text, short);
-    if (positions.length === 0) continue;
-    hits ??= new Map([...sentence.hits].map(([lexeme, at]) => [lexeme, [...at]]));
-    for (const lexeme of longHits.keys()) {
-      hits.set(lexeme, [...(hits.get(lexeme) ?? []), ...positions].sort((a, b) => a - b));
-    }
-  }
-  return hits ? { ...sentence, hits } : sentence;
 }
