@@ -36,6 +36,12 @@
  * BENCH_WEB_RAW (markdown; `none` asks no raw_content), BENCH_WEB_MODE (services|embedded), BENCH_WEB_DATA (the
  * SciFact folder), BENCH_WEB_ANSWERS (a folder: each depth's cold answers written there as JSON, to study passages
  * offline), DATABASE_URL (postgres://postgres@127.0.0.1:5432/test), REDIS_URL (redis://127.0.0.1:6379).
+ *
+ * The load part (issue 40; runs when BENCH_WEB_LOAD lists client counts, e.g. `4,16,64`): for each mode of
+ * BENCH_WEB_LOAD_MODES (services,embedded) and each count, a fresh service and that many clients asking distinct
+ * claims back to back for BENCH_WEB_LOAD_SECONDS (30) at BENCH_WEB_LOAD_DEPTH (basic), every page fetched
+ * (`max_age: 0`): searches per second, p50 / p99 / max, answers past the depth's budget + 200 ms (the goal: none,
+ * printed as met / missed), 503s and other errors. BENCH_WEB_DEPTHS= (empty) skips the depth rows.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -51,6 +57,7 @@ import { type Claim, SciFactWeb, abstractIdOf, findSciFact, readSciFact } from '
 import { SearxngServer } from './web/searxng-server.js';
 import { type ServiceUnderTest, startService } from './web/service-under-test.js';
 import { prng, shuffled } from './web/seeded-random.js';
+import { type LoadAnswer, type LoadStep, loadFigures, loadStep, loadTable } from './web/load-steps.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DEPTHS = ['ultra-fast', 'fast', 'basic', 'advanced'] as const;
@@ -82,6 +89,18 @@ const BUDGETS: Record<Depth, number> = {
       .map(([d, ms]) => [d!.trim(), Number(ms)]),
   ),
 };
+const LOAD_CLIENTS = (process.env.BENCH_WEB_LOAD ?? '')
+  .split(',')
+  .map((n) => Number(n.trim()))
+  .filter((n) => Number.isInteger(n) && n > 0);
+const LOAD_MODES = (process.env.BENCH_WEB_LOAD_MODES ?? 'services,embedded')
+  .split(',')
+  .map((m) => m.trim())
+  .filter((m): m is 'services' | 'embedded' => m === 'services' || m === 'embedded');
+const LOAD_SECONDS = Math.max(1, Number(process.env.BENCH_WEB_LOAD_SECONDS ?? 30));
+const LOAD_DEPTH: Depth = (DEPTHS as readonly string[]).includes(process.env.BENCH_WEB_LOAD_DEPTH ?? '')
+  ? (process.env.BENCH_WEB_LOAD_DEPTH as Depth)
+  : 'basic';
 /** Connecting and extracting, taken from the budget before a page counts as in time. */
 const PAGE_MARGIN_MS = 100;
 const CLIENT_TIMEOUT_MS = 30_000;
@@ -190,6 +209,67 @@ function askService(service: ServiceUnderTest, depth: Depth) {
         }),
       (json) => (json as { results: Result[] }).results,
     );
+}
+
+/** One load request: a claim at the load depth, every page fetched (max_age 0), timed as the client sees it. */
+function askUnderLoad(service: ServiceUnderTest, claims: readonly Claim[]) {
+  return async (index: number): Promise<LoadAnswer> => {
+    const claim = claims[index % claims.length]!;
+    const answer = await timed(
+      claim,
+      () =>
+        fetch(`${service.url}/search`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${service.key}` },
+          body: JSON.stringify({
+            query: claim.text,
+            search_depth: LOAD_DEPTH,
+            max_results: 10,
+            max_age: 0,
+            ...(RAW === 'none' ? {} : { include_raw_content: RAW }),
+          }),
+          signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
+        }),
+      () => [],
+    );
+    return { status: answer.status, ms: answer.ms, ...(answer.error ? { error: answer.error } : {}) };
+  };
+}
+
+/** The load part: per mode and client count, a fresh service under that many clients for LOAD_SECONDS. */
+async function loadSteps(engineUrl: string, claims: readonly Claim[]): Promise<LoadStep[]> {
+  const steps: LoadStep[] = [];
+  for (const mode of LOAD_MODES) {
+    for (const clients of LOAD_CLIENTS) {
+      const service = await startService({
+        name: `bench_web_${process.pid}_load_${mode}_${clients}`,
+        mode,
+        databaseUrl: DATABASE_URL,
+        redisUrl: REDIS_URL,
+        env: { SEARXNG_URL: engineUrl, FETCH_ALLOW_HOSTS: '127.0.0.0/8' },
+      });
+      try {
+        const budgetMs = BUDGETS[LOAD_DEPTH];
+        const step = await loadStep(
+          { mode, clients, depth: LOAD_DEPTH, budgetMs, seconds: LOAD_SECONDS },
+          askUnderLoad(service, claims),
+        );
+        steps.push(step);
+        console.log(
+          `load ${mode} ${clients} clients: ${step.searchesPerSecond}/s, p50 ${step.p50} ms, p99 ${step.p99} ms, ` +
+            `${step.overBudget} of ${step.answered} past ${budgetMs} + 200 ms, ${step.unavailable} 503, ` +
+            `${step.errors} errors${step.errorSamples.length ? `: ${step.errorSamples.join(' | ')}` : ''}; ` +
+            `load average ${os
+              .loadavg()
+              .map((l) => l.toFixed(1))
+              .join(' ')}`,
+        );
+      } finally {
+        await service.stop();
+      }
+    }
+  }
+  return steps;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -566,6 +646,7 @@ async function main(): Promise<void> {
   );
 
   const rows: RowFigures[] = [];
+  let load: LoadStep[] = [];
   let ceiling: ReturnType<typeof ceilings> | null = null;
   try {
     const engineCold = await pass(claims, pages, askEngine(engine));
@@ -602,13 +683,15 @@ async function main(): Promise<void> {
         await service.stop();
       }
     }
+    // Distinct claims for the load: every claim of the split (not only those with evidence), in a seeded order.
+    if (LOAD_CLIENTS.length > 0) load = await loadSteps(engine.url, shuffled(data.claims, prng(SEED + 40)));
   } finally {
     await engine.stop();
     await pages.stop();
   }
 
-  const figures = targetFigures(rows);
-  console.log(`\n${rowsTable(rows)}\n\n${figuresTable(figures)}`);
+  const figures = [...targetFigures(rows), ...loadFigures(load)];
+  console.log(`\n${rowsTable(rows)}\n\n${load.length ? `${loadTable(load)}\n\n` : ''}${figuresTable(figures)}`);
   const settings = {
     claims: claims.length,
     claims_with_evidence_in_split: data.claims.filter((c) => c.evidence.size > 0).length,
@@ -621,8 +704,9 @@ async function main(): Promise<void> {
     seed: SEED,
     web: 'median 120 ms, p90 500 ms; 4 % hang, 3 % 503, 2 % 404, 3 % trickle over 3 s',
     engine: 'BM25 top 10 over title + abstract, ordered by query words in the title; snippet = first 160 characters',
+    load: { clients: LOAD_CLIENTS, modes: LOAD_MODES, seconds: LOAD_SECONDS, depth: LOAD_DEPTH },
   };
-  const report: BenchReport = { bench: 'web', figures, details: { settings, ceilings: ceiling, rows } };
+  const report: BenchReport = { bench: 'web', figures, details: { settings, ceilings: ceiling, rows, load } };
   if (!process.env.BENCH_NO_RECORD) {
     const document = {
       bench: 'web',
@@ -637,6 +721,7 @@ async function main(): Promise<void> {
       settings,
       ceilings: ceiling,
       rows,
+      load,
       figures,
     };
     const directory = path.resolve(here, '..', '..', 'bench', 'results');

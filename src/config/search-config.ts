@@ -52,6 +52,14 @@ export class SearchVariables {
   @Max(120000)
   UPSTREAM_TIMEOUT_MS?: number;
 
+  /** Searches a node holds at once (answering or waiting for their turn); past it, a search is answered 503. */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  SEARCH_MAX_IN_FLIGHT?: number;
+
   /** How old a page in the local index may be and still stand for a fresh read (search and extract's max_age). */
   @Transform(toInt)
   @IsOptional()
@@ -109,6 +117,8 @@ export interface SearchConfig {
   readonly serpapiWebSearch: boolean;
   /** Total time one upstream search call may take (connect, headers and body), in milliseconds. */
   readonly upstreamTimeoutMs: number;
+  /** POST /search calls one node holds at once, queued or working; another is refused at once with 503. */
+  readonly searchMaxInFlight: number;
   /**
    * Default freshness limit of the page cache: a page the local index holds that was fetched less than this many
    * seconds ago is served instead of fetched again (search and extract; a request's max_age overrides it).
@@ -142,6 +152,7 @@ export function loadSearchConfig(vars: SearchVariables): SearchConfig {
     serpapiBaseUrl: trimEndChars(vars.SERPAPI_BASE_URL ?? 'https://serpapi.com', '/'),
     serpapiWebSearch: vars.SERPAPI_WEB_SEARCH ?? false,
     upstreamTimeoutMs: vars.UPSTREAM_TIMEOUT_MS ?? 10000,
+    searchMaxInFlight: vars.SEARCH_MAX_IN_FLIGHT ?? 64,
     pageCacheMaxAgeSeconds: vars.PAGE_CACHE_MAX_AGE_SECONDS ?? 86400,
     indexReadPages: vars.INDEX_READ_PAGES ?? true,
     rerank: rerankSettings(vars),

@@ -19,7 +19,11 @@ export class MeteringException extends HttpException {
   static withHeaders(error: unknown, headers: Record<string, string>): unknown {
     if (error instanceof MeteringException)
       return new MeteringException(error.getStatus(), bodyOf(error), { ...headers, ...error.headers });
-    if (error instanceof HttpException) return new MeteringException(error.getStatus(), bodyOf(error), headers);
+    if (error instanceof HttpException) {
+      // An error's own headers (a 503's Retry-After) are kept beside the usage headers.
+      const own = (error as { headers?: Record<string, string> }).headers;
+      return new MeteringException(error.getStatus(), bodyOf(error), { ...headers, ...own });
+    }
     return error;
   }
 }

@@ -1,6 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Database } from '../database/database.js';
+import { isUnavailableDependency } from '../http/unavailable-dependency.js';
 
 /** One data-plane call as the request log stores it. */
 export interface RequestLogRow {
@@ -25,15 +26,24 @@ export interface RequestLogRow {
 
 /** Rows per INSERT. */
 const BATCH = 500;
-/** Rows waiting at most: past it, new rows are dropped (and counted) rather than held in memory. */
-const MAX_WAITING = 20_000;
+/**
+ * Rows waiting at most (about 10 MB): past it, new rows are dropped (and counted) rather than held in memory. At a
+ * thousand calls a second that is 20 s of an outage; the rows of a shorter one are all written once it is over.
+ */
+export const MAX_WAITING_ROWS = 20_000;
 const FLUSH_EVERY_MS = 1000;
 const PRUNE_EVERY_MS = 60 * 60_000;
+/** At shutdown, tries at writing what waits while the database does not answer, this far apart. */
+const SHUTDOWN_TRIES = 3;
+const SHUTDOWN_RETRY_MS = 500;
 
 /**
  * Writes the request log off the request path: rows wait in memory and go in one INSERT per batch, every
- * second (or as soon as a batch is full), in embedded mode as with PostgreSQL. A failed write is logged and its rows
- * dropped: the log is operational, the ledger is what bills. Rows older than REQUEST_LOG_RETENTION_DAYS are deleted
+ * second (or as soon as a batch is full), in embedded mode as with PostgreSQL. While the database does not answer
+ * (its pool exhausted past DATABASE_CONNECT_TIMEOUT_MS, a connection refused or cut), the rows of a failed write go
+ * back first in line and are tried again at the next flush, memory bounded by MAX_WAITING_ROWS; a write the
+ * database refuses for another reason (a bug) is logged and its rows dropped, so that one bad batch never holds the
+ * others. The log is operational, the ledger is what bills. Rows older than REQUEST_LOG_RETENTION_DAYS are deleted
  * every hour.
  */
 @Injectable()
@@ -41,6 +51,8 @@ export class RequestLogWriter implements BeforeApplicationShutdown {
   private readonly logger = new Logger('RequestLog');
   private waiting: RequestLogRow[] = [];
   private dropped = 0;
+  /** When the database stopped answering the writer (Date.now()), null while it answers. */
+  private unavailableSince: number | null = null;
   private flushing: Promise<void> | null = null;
   private timers: NodeJS.Timeout[] = [];
 
@@ -62,15 +74,27 @@ export class RequestLogWriter implements BeforeApplicationShutdown {
   async beforeApplicationShutdown(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
     await this.flush();
+    for (let tries = 1; tries < SHUTDOWN_TRIES && this.waiting.length > 0; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, SHUTDOWN_RETRY_MS));
+      await this.flush();
+    }
+    if (this.waiting.length > 0) this.logger.warn(`${this.waiting.length} request-log rows not written at shutdown`);
+  }
+
+  /** Rows waiting to be written (tests). */
+  get pending(): number {
+    return this.waiting.length;
   }
 
   add(row: RequestLogRow): void {
-    if (this.waiting.length >= MAX_WAITING) {
+    if (this.waiting.length >= MAX_WAITING_ROWS) {
       this.dropped++;
       return;
     }
     this.waiting.push(row);
-    if (this.waiting.length >= BATCH) void this.flush();
+    // A full batch goes at once, unless a write is going (it takes what waits) or the database is away (the timer
+    // tries again every second: not one connection attempt per call while it is down).
+    if (this.waiting.length >= BATCH && !this.flushing && this.unavailableSince === null) void this.flush();
   }
 
   /** Writes everything waiting (tests call it to read their own calls at once). */
@@ -87,12 +111,36 @@ export class RequestLogWriter implements BeforeApplicationShutdown {
       try {
         await this.insert(rows);
       } catch (error) {
+        if (isUnavailableDependency(error)) {
+          this.keepForLater(rows, error as Error);
+          break;
+        }
         this.logger.warn(`${rows.length} request-log rows not written: ${(error as Error).message}`);
+        continue;
+      }
+      if (this.unavailableSince !== null) {
+        const seconds = Math.round((Date.now() - this.unavailableSince) / 1000);
+        this.logger.log(`the request log is written again, after ${seconds} s without the database`);
+        this.unavailableSince = null;
       }
     }
     if (this.dropped > 0) {
       this.logger.warn(`${this.dropped} request-log rows dropped: the writer fell behind`);
       this.dropped = 0;
+    }
+  }
+
+  /** A batch the database could not take for now: first in line for the next flush, within MAX_WAITING_ROWS. */
+  private keepForLater(rows: RequestLogRow[], error: Error): void {
+    this.waiting = rows.concat(this.waiting);
+    if (this.waiting.length > MAX_WAITING_ROWS) {
+      // The newest go: the oldest rows have waited longest, and their calls are the furthest from being seen again.
+      this.dropped += this.waiting.length - MAX_WAITING_ROWS;
+      this.waiting.length = MAX_WAITING_ROWS;
+    }
+    if (this.unavailableSince === null) {
+      this.unavailableSince = Date.now();
+      this.logger.warn(`the request log waits for the database (${this.waiting.length} rows kept): ${error.message}`);
     }
   }
 

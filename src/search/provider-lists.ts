@@ -20,7 +20,7 @@ export async function askProviders(
   providers: readonly SearchProvider[],
   request: ProviderSearchRequest,
 ): Promise<ProviderHits[]> {
-  const settled = await Promise.allSettled(providers.map((p) => p.search(request)));
+  const settled = await Promise.allSettled(providers.map((p) => untilAborted(p.search(request), request.signal)));
   const answered: ProviderHits[] = [];
   const failures: unknown[] = [];
   settled.forEach((outcome, i) => {
@@ -33,6 +33,32 @@ export async function askProviders(
     logger.warn(`a provider failed, answering with the others: ${(failure as Error).message ?? String(failure)}`);
   }
   return answered;
+}
+
+/**
+ * A provider's answer, or the request's abort (its deadline): a provider that ignores the signal (the local index,
+ * queued behind the database) counts as failed at the deadline instead of holding the search.
+ */
+function untilAborted<T>(answer: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return answer;
+  if (signal.aborted) {
+    answer.catch(() => {});
+    return Promise.reject(signal.reason as Error);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    answer.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error as Error);
+      },
+    );
+  });
 }
 
 function oneFailure(failures: readonly unknown[]): unknown {

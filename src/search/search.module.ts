@@ -17,6 +17,7 @@ import { SearchResultLog } from './result-log/search-result-log.js';
 import { SearchController } from './search.controller.js';
 import { SearchService } from './search.service.js';
 import { upstreamSearchProviders } from './upstream/index.js';
+import { SearchAdmission } from './load/search-admission.js';
 
 /**
  * POST /search over the local index (documents, fed by crawl and the `index` CLI) and any upstream provider added to
@@ -28,6 +29,7 @@ import { upstreamSearchProviders } from './upstream/index.js';
   controllers: [SearchController],
   providers: [
     LocalIndexProvider,
+    SearchAdmission,
     AnswerService,
     EmptyIndexHint,
     SearchService,

@@ -19,6 +19,8 @@ import { resultId } from './result-log/result-ids.js';
 import { type SearchOrigin, SearchResultLog } from './result-log/search-result-log.js';
 import { type ResolvedSearch, type ResponseOptions, resolveSearch } from './search-request.js';
 import { markdownToText } from './text/markdown-text.js';
+import { SearchDeadline } from './load/search-deadline.js';
+import { searchOverloaded } from './load/search-overloaded.js';
 
 type SearchImage = string | DescribedImageDto;
 
@@ -53,13 +55,22 @@ export class SearchService {
     this.readsUpstream = providers.some((p) => p.name !== LOCAL_PROVIDER);
   }
 
-  /** `origin` names the caller and the request: each result's id, and where its feedback will find it. */
-  async search(body: SearchRequestDto, origin: SearchOrigin): Promise<WorkOutcome<SearchResponseDto>> {
+  /**
+   * `origin` names the caller and the request: each result's id, and where its feedback will find it. `arrivedAt`
+   * (performance.now() when the request arrived, SearchAdmission) starts the depth's answer budget: the engines are
+   * asked and the pages read until it less the ranking's reserve, whatever came before the work.
+   */
+  async search(
+    body: SearchRequestDto,
+    origin: SearchOrigin,
+    arrivedAt = performance.now(),
+  ): Promise<WorkOutcome<SearchResponseDto>> {
     const startedAt = performance.now();
     const now = new Date();
     let resolved = resolveSearch(body, now);
-    let candidates = await this.candidates(resolved);
-    if (candidates.length === 0 && body.auto_parameters) {
+    const deadline = new SearchDeadline(arrivedAt, resolved.read.answerBudgetMs);
+    let candidates = await this.candidates(resolved, deadline);
+    if (candidates.length === 0 && body.auto_parameters && !deadline.passed) {
       // auto_parameters must not make a search worse than none: when its choices (a news topic, a time range the
       // index cannot honour) find nothing, the caller's own parameters are searched.
       const plain = resolveSearch(body, now, false);
@@ -68,7 +79,7 @@ export class SearchService {
         plain.provider.from?.getTime() !== resolved.provider.from?.getTime()
       ) {
         resolved = plain;
-        candidates = await this.candidates(plain);
+        candidates = await this.candidates(plain, deadline);
       }
     }
     const { provider, response } = resolved;
@@ -104,9 +115,19 @@ export class SearchService {
     };
   }
 
-  private async candidates(resolved: ResolvedSearch): Promise<Shown[]> {
-    const found = this.readsUpstream ? await this.readAndRank(resolved) : await this.localOnly(resolved.provider);
-    return preferred(found, resolved.response.preferDomains);
+  private async candidates(resolved: ResolvedSearch, deadline: SearchDeadline): Promise<Shown[]> {
+    const withDeadline = { ...resolved, provider: { ...resolved.provider, signal: deadline.signal } };
+    try {
+      const found = this.readsUpstream
+        ? await this.readAndRank(withDeadline, deadline)
+        : await this.localOnly(withDeadline.provider);
+      return preferred(found, resolved.response.preferDomains);
+    } catch (error) {
+      // No provider answered before the budget ran out (the node is too busy): say so, as a 503 that bills nothing,
+      // rather than blame the engines with a 502.
+      if (deadline.passed) throw searchOverloaded('The search could not be answered within its time budget; retry.');
+      throw error;
+    }
   }
 
   /** Every provider's hits, merged by URL and ranked by their own scores (research's searches). */
@@ -124,9 +145,9 @@ export class SearchService {
   }
 
   /** More candidates than shown are asked for, so that ranking has something to choose from. */
-  private async readAndRank({ provider, read }: ResolvedSearch): Promise<Shown[]> {
+  private async readAndRank({ provider, read }: ResolvedSearch, deadline: SearchDeadline): Promise<Shown[]> {
     const request = { ...provider, maxResults: Math.max(provider.maxResults, read.candidates) };
-    const ranked = await this.reading.rank(() => askProviders(this.providers, request), request, read);
+    const ranked = await this.reading.rank(() => askProviders(this.providers, request), request, read, deadline);
     return ranked.map((r) => ({
       hit: { ...r.candidate.hit, content: r.content, score: r.score },
       source: r.candidate.source,

@@ -71,7 +71,9 @@ type Kind = 'searxng' | 'brave' | 'serpapi';
 export class UpstreamServer {
   mode: UpstreamMode = 'ok';
   /** SearXNG: these `results[]` (SearXNG's fields) instead of the fixture's, with no infoboxes; null: the fixture. */
-  searxngResults: Record<string, unknown>[] | null = null;
+  searxngResults: Record<string, unknown>[] | ((query: string) => Record<string, unknown>[]) | null = null;
+  /** How long every answer waits (a slow engine), in milliseconds. */
+  delayMs = 0;
   readonly requests: RecordedRequest[] = [];
   private server: Server | undefined;
   private port = 0;
@@ -105,6 +107,7 @@ export class UpstreamServer {
   reset(): void {
     this.mode = 'ok';
     this.searxngResults = null;
+    this.delayMs = 0;
     this.requests.length = 0;
   }
 
@@ -125,6 +128,15 @@ export class UpstreamServer {
     const url = new URL(request.url ?? '/', this.url);
     this.requests.push({ path: url.pathname, params: url.searchParams, headers: request.headers });
     if (this.mode === 'hang') return; // never answers; the client's time budget must end the call
+    if (this.delayMs > 0) {
+      setTimeout(() => this.answer(url, request, response), this.delayMs);
+      return;
+    }
+    this.answer(url, request, response);
+  }
+
+  private answer(url: URL, request: IncomingMessage, response: ServerResponse): void {
+    if (response.destroyed) return;
     if (this.mode === 'http-500') {
       if (this.kind === 'searxng') return html(response, 500, '<h1>Internal Server Error</h1>');
       return json(
@@ -166,7 +178,8 @@ export class UpstreamServer {
     const body = upstreamFixture(`searxng/${file}.json`);
     body.query = url.searchParams.get('q');
     if (this.searxngResults) {
-      body.results = this.searxngResults;
+      const results = this.searxngResults;
+      body.results = typeof results === 'function' ? results(url.searchParams.get('q')!) : results;
       body.infoboxes = [];
     }
     if (engines) {

@@ -11,6 +11,7 @@ import { ReadMetrics } from './read-metrics.js';
 import type { ReadPlan } from './read-plan.js';
 import { LateReads } from './late-reads.js';
 import { readPages } from './read-pages.js';
+import type { SearchDeadline } from '../load/search-deadline.js';
 
 /** Page reads going on past their search's deadline at most, across searches (see LateReads). */
 const MAX_LATE_READS = 32;
@@ -38,11 +39,15 @@ export class ReadAndRank {
     @Optional() @Inject(RERANKER) private readonly reranker: Reranker | null = null,
   ) {}
 
-  /** `ask` gets the providers' lists; the query is analysed meanwhile. */
+  /**
+   * `ask` gets the providers' lists; the query is analysed meanwhile. The reading ends by the plan's budget after the
+   * engines answered, and by the search's deadline whenever they did (`deadline`: counted from the request's arrival).
+   */
   async rank(
     ask: () => Promise<ProviderHits[]>,
     request: ProviderSearchRequest,
     plan: ReadPlan,
+    deadline?: SearchDeadline,
   ): Promise<RankedCandidate[]> {
     const [lists, query] = await Promise.all([ask(), this.ranking.forQuery(request.query)]);
     const merged = mergeResultLists(lists, { enginesFirst: true });
@@ -73,10 +78,11 @@ export class ReadAndRank {
         ? [...toRead].filter((url) => !cached.fresh.has(url) && !cached.failed.has(url) && !this.lateReads.has(url))
         : [];
     const started = performance.now();
+    const budgetMs = Math.min(plan.budgetMs, deadline ? deadline.remainingMs() : Infinity);
     const outcome = await readPages(
-      toFetch,
+      budgetMs > 0 ? toFetch : [],
       this.reader,
-      plan.budgetMs,
+      budgetMs,
       request.signal,
       (url, page) => addPage(url, page),
       this.lateReads,

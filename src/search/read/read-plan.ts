@@ -16,6 +16,11 @@ export interface ReadPlan {
   readonly candidates: number;
   /** The reading deadline, in milliseconds after the engines answered. */
   readonly budgetMs: number;
+  /**
+   * The whole search's budget, in milliseconds from the request's arrival (time queued included): the reading ends
+   * by then less the ranking's reserve, whenever the engines answered (search-deadline.ts).
+   */
+  readonly answerBudgetMs: number;
   /** Passages `content` joins (chunks_per_source, or the depth's default). */
   readonly chunks: number;
   /** max_age: how old a cached copy may be to stand for a read (null: the server's default). */
@@ -37,15 +42,16 @@ interface DepthSettings {
   readonly read: boolean;
   readonly candidates: number;
   readonly budgetMs: number;
+  readonly answerBudgetMs: number;
   readonly defaultChunks: number;
 }
 
 /** Per depth; docs/search.md's table of search depths gives these numbers: keep them in step. */
 export const DEPTH_SETTINGS: Readonly<Record<SearchDepth, DepthSettings>> = {
-  'ultra-fast': { read: false, candidates: 0, budgetMs: 0, defaultChunks: 1 },
-  fast: { read: true, candidates: 8, budgetMs: 300, defaultChunks: 3 },
-  basic: { read: true, candidates: 12, budgetMs: 550, defaultChunks: 3 },
-  advanced: { read: true, candidates: 20, budgetMs: 1300, defaultChunks: 3 },
+  'ultra-fast': { read: false, candidates: 0, budgetMs: 0, answerBudgetMs: 1000, defaultChunks: 1 },
+  fast: { read: true, candidates: 8, budgetMs: 300, answerBudgetMs: 1000, defaultChunks: 3 },
+  basic: { read: true, candidates: 12, budgetMs: 550, answerBudgetMs: 1500, defaultChunks: 3 },
+  advanced: { read: true, candidates: 20, budgetMs: 1300, answerBudgetMs: 3000, defaultChunks: 3 },
 };
 
 /** Upstream hits read at once on one host by one search (the rest wait for a turn, within the same deadline). */
@@ -59,6 +65,7 @@ export function readPlan(depth: SearchDepth, maxResults: number, options: ReadOp
     read: settings.read,
     candidates: Math.max(maxResults, settings.candidates),
     budgetMs: Math.round(Math.min(settings.budgetMs, timeoutMs)),
+    answerBudgetMs: settings.answerBudgetMs,
     chunks: options.chunksPerSource ?? settings.defaultChunks,
     maxAgeSeconds: options.maxAgeSeconds ?? null,
     cacheFallback: options.cacheFallback === true,

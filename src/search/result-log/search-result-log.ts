@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { Database } from '../../database/database.js';
+import { isUnavailableDependency } from '../../http/unavailable-dependency.js';
 
 /** Who searched, under which request id: what a search's results are kept under. */
 export interface SearchOrigin {
@@ -41,6 +42,10 @@ const FLUSH_AT = 100;
 /** Past this many waiting (the database is away), the oldest are dropped: feedback on them judges nothing. */
 const MAX_PENDING = 5000;
 const PRUNE_EVERY_MS = 3_600_000;
+/** While the database does not answer (its pool exhausted, refused), a batch is tried again this long after. */
+const RETRY_AFTER_MS = 1000;
+/** Tries of one batch at most: an outage longer than that loses the feedback of its searches (logged). */
+const MAX_TRIES = 10;
 
 /**
  * The results each search showed, per organization, kept SEARCH_RESULT_RETENTION_DAYS (0: not kept) so that
@@ -124,7 +129,7 @@ export class SearchResultLog implements BeforeApplicationShutdown {
     return found;
   }
 
-  private async write(batch: readonly Pending[]): Promise<void> {
+  private async write(batch: readonly Pending[], tries = 1): Promise<void> {
     // One row per (organization, request id): a client may reuse an x-request-id, the latest search counts.
     const rows = [...new Map(batch.map((row) => [`${row.org_id} ${row.request_id}`, row])).values()];
     try {
@@ -139,6 +144,14 @@ export class SearchResultLog implements BeforeApplicationShutdown {
         [JSON.stringify(rows)],
       );
     } catch (error) {
+      if (isUnavailableDependency(error) && tries < MAX_TRIES) {
+        // The write is idempotent (one row per request id): tried again once the database may be back, behind any
+        // write queued meanwhile, and without holding the queue.
+        setTimeout(() => {
+          this.writing = this.writing.then(() => this.write(rows, tries + 1));
+        }, RETRY_AFTER_MS).unref();
+        return;
+      }
       this.logger.warn(`keeping ${rows.length} searches' results for feedback failed: ${(error as Error).message}`);
       return;
     }

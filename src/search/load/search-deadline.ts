@@ -1,0 +1,29 @@
+import { performance } from 'node:perf_hooks';
+
+/** What the ranking, the answer and the response need after the reading: taken from the answer budget. */
+export const RANKING_RESERVE_MS = 150;
+
+/**
+ * A search's deadline, counted from the request's arrival (SearchAdmission), not from when its work began: time
+ * spent queued (the event loop, the database pool, the metering pipeline) is spent from the same budget. The engines
+ * are asked, and the pages read, until the budget less RANKING_RESERVE_MS; `signal` aborts then.
+ */
+export class SearchDeadline {
+  readonly signal: AbortSignal;
+  /** performance.now() at which the engines and the reading must have ended. */
+  readonly workEndsAt: number;
+
+  constructor(arrivedAt: number, answerBudgetMs: number) {
+    this.workEndsAt = arrivedAt + answerBudgetMs - RANKING_RESERVE_MS;
+    this.signal = AbortSignal.timeout(Math.max(0, Math.ceil(this.workEndsAt - performance.now())));
+  }
+
+  /** Milliseconds left for the engines and the reading (0 once past). */
+  remainingMs(): number {
+    return Math.max(0, this.workEndsAt - performance.now());
+  }
+
+  get passed(): boolean {
+    return this.signal.aborted;
+  }
+}

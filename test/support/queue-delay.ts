@@ -1,0 +1,29 @@
+import { Injectable, Module, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance } from 'fastify';
+
+/** The request header that says how long the request waits in the stand-in queue, in milliseconds. */
+export const QUEUE_DELAY_HEADER = 'x-test-queue-ms';
+
+@Injectable()
+class QueueDelayHook implements OnModuleInit {
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    // preHandler: after every onRequest hook (the arrival is noted), before the guards, the metering and the work.
+    fastify.addHook('preHandler', (request, _reply, done) => {
+      const ms = Number(request.headers[QUEUE_DELAY_HEADER] ?? 0);
+      if (ms > 0) setTimeout(done, ms);
+      else done();
+    });
+  }
+}
+
+/**
+ * A stand-in for time spent queued before a request's work (a busy event loop, a database pool, a metering step):
+ * a request with the QUEUE_DELAY_HEADER waits that long after its arrival before anything else happens to it. Added to
+ * a test app with `modules: [QueueDelayModule]`.
+ */
+@Module({ providers: [QueueDelayHook] })
+export class QueueDelayModule {}
