@@ -116,11 +116,13 @@ export class SearchService {
   }
 
   private async candidates(resolved: ResolvedSearch, deadline: SearchDeadline): Promise<Shown[]> {
+    // The local index alone is not cut at the deadline: it has no snippet to stand for a late answer, and a late
+    // answer is better than none. With engines, whatever has not answered by then is left out (or, none: a 503).
     const withDeadline = { ...resolved, provider: { ...resolved.provider, signal: deadline.signal } };
     try {
       const found = this.readsUpstream
         ? await this.readAndRank(withDeadline, deadline)
-        : await this.localOnly(withDeadline.provider);
+        : await this.localOnly(resolved.provider);
       return preferred(found, resolved.response.preferDomains);
     } catch (error) {
       // No provider answered before the budget ran out (the node is too busy): say so, as a 503 that bills nothing,
