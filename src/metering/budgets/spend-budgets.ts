@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { isUnavailableDependency } from '../../http/unavailable-dependency.js';
 import type { KeyRecord } from '../../keys/key-record.js';
@@ -67,6 +68,8 @@ export type BudgetLeaseAdmission = { readonly ok: true; readonly holds: readonly
 @Injectable()
 export class SpendBudgets {
   private readonly logger = new Logger('SpendBudgets');
+  /** The counters of a key's month (its project and environment never change), built once per key and month. */
+  private readonly counterCache = new LRUCache<string, readonly BudgetCounter[]>({ max: 10_000 });
 
   constructor(
     @Inject(CREDIT_COUNTERS) private readonly counters: CreditCounters,
@@ -80,17 +83,19 @@ export class SpendBudgets {
     const holds: BudgetLeaseHold[] = [];
     for (const budget of this.budgetsOf(key, month)) {
       const id = budget.scope === 'key' ? key.keyId : key.projectId;
+      const request = {
+        key: budget.key,
+        orgId: key.orgId,
+        month,
+        allowance: budget.limit,
+        amount,
+        seed: budget.seed,
+        budget: { scope: budget.scope, id },
+      };
       let admission;
       try {
-        admission = await this.gate.reserve({
-          key: budget.key,
-          orgId: key.orgId,
-          month,
-          allowance: budget.limit,
-          amount,
-          seed: budget.seed,
-          budget: { scope: budget.scope, id },
-        });
+        // A call that fits a lease this node holds is admitted without a turn of the event loop.
+        admission = this.gate.tryReserve?.(request) ?? (await this.gate.reserve(request));
       } catch (error) {
         await this.releaseLeased(holds);
         throw error;
@@ -148,7 +153,16 @@ export class SpendBudgets {
    * The counters a call of this key may hold credits in: the key's, and its project's for a live key (whether or not
    * a limit is set now: what a call reserved, its journal says).
    */
-  countersOf(key: BudgetedKey, month: string): BudgetCounter[] {
+  countersOf(key: BudgetedKey, month: string): readonly BudgetCounter[] {
+    const cacheKey = `${key.keyId}:${month}`;
+    const cached = this.counterCache.get(cacheKey);
+    if (cached) return cached;
+    const counters = this.buildCounters(key, month);
+    this.counterCache.set(cacheKey, counters);
+    return counters;
+  }
+
+  private buildCounters(key: BudgetedKey, month: string): BudgetCounter[] {
     const prefix = this.config.redisPrefix;
     const counters: BudgetCounter[] = [
       {

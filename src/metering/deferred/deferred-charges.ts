@@ -173,7 +173,7 @@ export class DeferredCharges {
   }
 
   /** Every counter a reservation can be held in: the quota's (live keys), its key's and project's budgets'. */
-  private countersOf(reservation: DeferredReservation): (BudgetCounter | QuotaCounter)[] {
+  private countersOf(reservation: DeferredReservation): readonly (BudgetCounter | QuotaCounter)[] {
     const { orgId, month, keyId, projectId, live } = reservation;
     const budgetCounters = this.budgets.countersOf(
       { orgId, keyId, projectId, environment: live ? 'live' : 'test' },

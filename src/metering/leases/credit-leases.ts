@@ -85,6 +85,12 @@ export class CreditLeases implements QuotaGate {
     this.maintenance.unref();
   }
 
+  tryReserve(request: QuotaRequest): Admission | null {
+    if (!this.redisReady()) return null;
+    const lease = this.pick(this.accountOf(request), request);
+    return lease ? { ok: true, hold: this.hold(lease, request) } : null;
+  }
+
   async reserve(request: QuotaRequest): Promise<Admission> {
     const account = this.accountOf(request);
     let refused: Refill | null = null;

@@ -47,6 +47,8 @@ export type Admission = { readonly ok: true; readonly hold: QuotaHold } | { read
 /** Where live calls reserve credits: Redis leases shared by the nodes, or the in-process counters (embedded). */
 export interface QuotaGate {
   reserve(request: QuotaRequest): Promise<Admission>;
+  /** The reservation when it can be made at once from what this node holds (a lease); null otherwise. */
+  tryReserve?(request: QuotaRequest): Admission | null;
   /** The credits used of the counter `key`, as this node knows them (its own charges included, counted or not). */
   usedNow(key: string, seed: Seed): Promise<number>;
   /** The counter `key` was changed outside the gate (a deferred call's reservation or settlement): its value now. */
