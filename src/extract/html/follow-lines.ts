@@ -34,6 +34,17 @@ export function isSocialProfileLink(href: string): boolean {
   return SOCIAL_HOSTS.has(host) && url.pathname.length > 1 && !POST_PATH.test(url.pathname);
 }
 
+/** A host name of SOCIAL_HOSTS somewhere in the address: a cheap test before parsing it. */
+const MENTIONS_SOCIAL_HOST = new RegExp([...SOCIAL_HOSTS].map((host) => host.replace('.', '\\.')).join('|'), 'i');
+
+function linksToSocialProfile(root: DomElement): boolean {
+  for (const link of root.querySelectorAll('a[href]')) {
+    const href = link.getAttribute('href') ?? '';
+    if (MENTIONS_SOCIAL_HOST.test(href) && isSocialProfileLink(href)) return true;
+  }
+  return false;
+}
+
 function isFollowLine(element: DomElement): boolean {
   // A quotation (an embedded post's signature line among them) is the story's, whatever it links to.
   if (element.closest('blockquote')) return false;
@@ -53,6 +64,8 @@ const TRAILING_LINES = 3;
  * over. A line without a link after it is the story's, and so is such a link earlier in the story or in a quotation.
  */
 export function removeTrailingFollowLines(root: DomElement): void {
+  // Content without a link to a social network has no such line: its blocks are not even listed.
+  if (!linksToSocialProfile(root)) return;
   // Each pass removes at least one element holding text, so the passes end.
   for (;;) {
     const blocks = textBlocks(root);

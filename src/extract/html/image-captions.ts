@@ -12,13 +12,15 @@ const CAPTION_MAX_SHARE = 1 / 3;
  * small share of the content's). The images stay (they are the page's content images).
  */
 export function removeImageCaptions(root: DomElement, maxLength: number): void {
-  const total = normalizeSpace(root.textContent).length;
   // Every container is found on the page as it is, before any caption goes.
   const containers = new Set<DomElement>();
   for (const image of root.querySelectorAll('img, picture')) {
     const container = captionContainerOf(image, root);
     if (container) containers.add(container);
   }
+  if (containers.size === 0) return;
+  // The content's text is measured only when there is a caption to weigh (a changelog's is megabytes).
+  const total = normalizeSpace(root.textContent).length;
   for (const container of containers) {
     if (!isInside(container, root)) continue;
     const length = normalizeSpace(container.textContent).length;

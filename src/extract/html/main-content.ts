@@ -189,8 +189,8 @@ function removeLinkBlocks(root: DomElement, tuning: ExtractionTuning): void {
   };
   const left = visit(root, false).length;
   if (blocks.length === 0) return;
-  const removed = normalizeSpace(root.textContent).length - left;
-  if (left < LINK_HUB_MIN_TEXT && left < removed * LINK_HUB_SHARE) return;
+  // The whole text is measured only for a page that would be left short (a long page's is megabytes).
+  if (left < LINK_HUB_MIN_TEXT && left < (normalizeSpace(root.textContent).length - left) * LINK_HUB_SHARE) return;
   const linkBlocks = new Set(blocks);
   // Labels are found before anything is removed: a removal makes other elements adjacent.
   const labels = blocks.flatMap((block) => introducingLabel(block, linkBlocks) ?? []);
