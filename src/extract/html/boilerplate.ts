@@ -79,9 +79,9 @@ const SOCIAL_POST_QUOTE_CLASSES = new Set([
 function isSocialPost(element: DomElement): boolean {
   const classes = element.getAttribute('class');
   if (!classes) return false;
-  const tokens = classes.split(/\s+/);
-  if (tokens.includes('fb-post')) return true;
-  return tagOf(element) === 'blockquote' && tokens.some((token) => SOCIAL_POST_QUOTE_CLASSES.has(token));
+  if (tagOf(element) === 'blockquote')
+    return classes.split(/\s+/).some((token) => token === 'fb-post' || SOCIAL_POST_QUOTE_CLASSES.has(token));
+  return classes.includes('fb-post') && classes.split(/\s+/).includes('fb-post');
 }
 
 /** Whether the block is (mostly) a quoted social post. */
