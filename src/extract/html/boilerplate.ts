@@ -1,4 +1,4 @@
-import { type DomElement, normalizeSpace, tagOf } from './dom.js';
+import { type DomElement, collapsedLength, tagOf } from './dom.js';
 import { DEFAULT_TUNING, type ExtractionTuning } from './extraction-tuning.js';
 
 /** Elements that are never content. */
@@ -87,7 +87,7 @@ function isSocialPost(element: DomElement): boolean {
 /** Whether the block is (mostly) a quoted social post. */
 function holdsSocialPost(element: DomElement, length: number): boolean {
   let quoted = 0;
-  for (const post of element.querySelectorAll(SOCIAL_POST)) quoted += normalizeSpace(post.textContent).length;
+  for (const post of element.querySelectorAll(SOCIAL_POST)) quoted += collapsedLength(post.textContent);
   return quoted > 0 && quoted >= length / 2;
 }
 
@@ -97,11 +97,11 @@ function holdsSocialPost(element: DomElement, length: number): boolean {
  */
 function unwrapSocialPosts(root: DomElement, posts: readonly DomElement[]): void {
   for (const post of posts) {
-    const length = normalizeSpace(post.textContent).length;
+    const length = collapsedLength(post.textContent);
     let wrapper = post.parentNode as DomElement | null;
     while (wrapper && wrapper !== root && !['body', 'article', 'main'].includes(tagOf(wrapper))) {
       const parent = wrapper.parentNode as DomElement | null;
-      if (normalizeSpace(wrapper.textContent).length > length) break;
+      if (collapsedLength(wrapper.textContent) > length) break;
       wrapper.replaceWith(...wrapper.childNodes);
       wrapper = parent;
     }
@@ -112,7 +112,7 @@ function unwrapSocialPosts(root: DomElement, posts: readonly DomElement[]): void
 function looksLikeProse(element: DomElement): boolean {
   let long = 0;
   for (const paragraph of element.querySelectorAll('p')) {
-    if (normalizeSpace(paragraph.textContent).length >= 100 && ++long >= 2) return true;
+    if (collapsedLength(paragraph.textContent) >= 100 && ++long >= 2) return true;
   }
   return false;
 }
@@ -215,7 +215,7 @@ function holdingStory(root: DomElement): Set<DomElement> {
 function isRemovableAbout(element: DomElement, total: number, tuning: ExtractionTuning, scan: PageScan): boolean {
   if (scan.holdsStory.has(element)) return false;
   if (looksLikeProse(element)) return false;
-  return normalizeSpace(element.textContent).length / total < tuning.boilerplateMaxShare;
+  return collapsedLength(element.textContent) / total < tuning.boilerplateMaxShare;
 }
 
 function isRemovableBoilerplate(element: DomElement, total: number, tuning: ExtractionTuning, scan: PageScan): boolean {
@@ -223,7 +223,7 @@ function isRemovableBoilerplate(element: DomElement, total: number, tuning: Extr
   if (!hidden && !looksLikeBoilerplate(element, tuning.boilerplateWords)) return false;
   if (scan.holdsStory.has(element)) return false;
   if (!hidden && looksLikeProse(element)) return false;
-  const length = normalizeSpace(element.textContent).length;
+  const length = collapsedLength(element.textContent);
   if (!hidden && scan.socialPosts && holdsSocialPost(element, length)) return false;
   // A hidden block that holds most of the page is a story revealed by script ("read more"), not furniture.
   return length / total < tuning.boilerplateMaxShare;
@@ -252,7 +252,7 @@ export function removeBoilerplate(root: DomElement, tuning = DEFAULT_TUNING): vo
   strip(root);
   unwrapSocialPosts(root, posts);
   const scan: PageScan = { holdsStory: holdingStory(root), socialPosts: posts.length > 0 };
-  const total = normalizeSpace(root.textContent).length || 1;
+  const total = collapsedLength(root.textContent) || 1;
   const visit = (element: DomElement) => {
     for (const child of [...element.children]) {
       // Marked rather than removed: Readability weighs the page as it is to find the story's container.

@@ -1,4 +1,4 @@
-import { type DomElement, normalizeSpace } from './dom.js';
+import { type DomElement, collapsedLength } from './dom.js';
 import { textBlocks } from './text-blocks.js';
 
 /** The social networks whose profile pages a "follow us" line links to. */
@@ -73,7 +73,7 @@ export function removeTrailingFollowLines(root: DomElement): void {
     for (let i = blocks.length - 1; i >= 0 && i >= blocks.length - 1 - TRAILING_LINES; i--) {
       const { element } = blocks[i]!;
       // The whole element goes: it must be a short line, not a wrapper whose own text is short.
-      if (element === root || normalizeSpace(element.textContent).length > FOLLOW_LINE_MAX_LENGTH) break;
+      if (element === root || collapsedLength(element.textContent) > FOLLOW_LINE_MAX_LENGTH) break;
       if (isFollowLine(element)) {
         cut = i;
         break;

@@ -1,4 +1,4 @@
-import { type DomElement, type DomNode, isElement, normalizeSpace, tagOf } from './dom.js';
+import { type DomElement, type DomNode, isElement, collapsedLength, tagOf } from './dom.js';
 
 /** Containers an image and its caption share (not a paragraph: an image inside prose is part of it). */
 const CAPTION_CONTAINERS = new Set(['div', 'figure', 'section', 'span', 'a']);
@@ -20,10 +20,10 @@ export function removeImageCaptions(root: DomElement, maxLength: number): void {
   }
   if (containers.size === 0) return;
   // The content's text is measured only when there is a caption to weigh (a changelog's is megabytes).
-  const total = normalizeSpace(root.textContent).length;
+  const total = collapsedLength(root.textContent);
   for (const container of containers) {
     if (!isInside(container, root)) continue;
-    const length = normalizeSpace(container.textContent).length;
+    const length = collapsedLength(container.textContent);
     if (length <= maxLength && length <= total * CAPTION_MAX_SHARE) keepOnlyImages(container);
   }
 }
@@ -31,7 +31,7 @@ export function removeImageCaptions(root: DomElement, maxLength: number): void {
 /** The smallest element around `image` that has text, when it may be a caption's container. */
 function captionContainerOf(image: DomElement, root: DomElement): DomElement | null {
   let container = image.parentElement;
-  while (container && container !== root && normalizeSpace(container.textContent).length === 0)
+  while (container && container !== root && collapsedLength(container.textContent) === 0)
     container = container.parentElement;
   return container && container !== root && CAPTION_CONTAINERS.has(tagOf(container)) ? container : null;
 }
