@@ -24,6 +24,8 @@ import { rejectFailedStart } from './start-failure.js';
 
 const PAGE_TIMEOUT_MS = { basic: 15_000, advanced: 30_000 } as const;
 const DEFAULT_CHUNKS_PER_SOURCE = 3;
+/** Page cache lookups in a row that find nothing, after which a crawl reads its pages without asking the cache. */
+const CACHE_MISSES_TO_STOP = 32;
 /** Pages visited at once: at least this many, for the fetches' sake. */
 const MIN_CONCURRENCY = 6;
 /** Per extraction thread: one page extracted, one handed over, and two being fetched. */
@@ -102,14 +104,26 @@ export class CrawlService {
     };
   }
 
-  /** The page cache's copies younger than max_age, for a crawl that reads pages as the cache holds them. */
+  /**
+   * The page cache's copies younger than max_age, for a crawl that reads pages as the cache holds them. After
+   * CACHE_MISSES_TO_STOP lookups in a row found nothing, the crawl stops asking: a site the cache does not hold is
+   * read page by page, and on one embedded backend each lookup waited behind the index writes of the pages just read
+   * (up to its 250 ms limit), longer than reading the page.
+   */
   private copiesFor(body: CrawlRequestDto): PageCopies<CrawledPage> | undefined {
     if ((body.extract_depth ?? 'basic') !== 'basic' || (body.format ?? 'markdown') !== 'markdown') return undefined;
     const policy = this.cache.policyFor(body.max_age ?? undefined, false);
     if (policy.maxAgeSeconds === 0) return undefined;
+    let misses = 0;
     return async (url) => {
+      if (misses >= CACHE_MISSES_TO_STOP) return null;
       const page = await this.cache.copyWithLinks(url, policy);
-      return page ? cachedVisit(page) : null;
+      if (!page) {
+        misses++;
+        return null;
+      }
+      misses = 0;
+      return cachedVisit(page);
     };
   }
 }

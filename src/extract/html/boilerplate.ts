@@ -1,4 +1,4 @@
-import { type DomElement, normalizeSpace, tagOf } from './dom.js';
+import { type DomElement, collapsedLength, tagOf } from './dom.js';
 import { DEFAULT_TUNING, type ExtractionTuning } from './extraction-tuning.js';
 
 /** Elements that are never content. */
@@ -64,10 +64,30 @@ export function hiddenByClass(element: DomElement): boolean {
 const SOCIAL_POST =
   'blockquote.twitter-tweet, blockquote.instagram-media, blockquote.tiktok-embed, blockquote.bluesky-embed, blockquote.mastodon-embed, blockquote.reddit-embed-bq, blockquote.reddit-card, .fb-post';
 
+/** The classes of SOCIAL_POST's blockquotes; `.fb-post` may be any element. */
+const SOCIAL_POST_QUOTE_CLASSES = new Set([
+  'twitter-tweet',
+  'instagram-media',
+  'tiktok-embed',
+  'bluesky-embed',
+  'mastodon-embed',
+  'reddit-embed-bq',
+  'reddit-card',
+]);
+
+/** Whether the element matches SOCIAL_POST, without a selector engine. */
+function isSocialPost(element: DomElement): boolean {
+  const classes = element.getAttribute('class');
+  if (!classes) return false;
+  if (tagOf(element) === 'blockquote')
+    return classes.split(/\s+/).some((token) => token === 'fb-post' || SOCIAL_POST_QUOTE_CLASSES.has(token));
+  return classes.includes('fb-post') && classes.split(/\s+/).includes('fb-post');
+}
+
 /** Whether the block is (mostly) a quoted social post. */
 function holdsSocialPost(element: DomElement, length: number): boolean {
   let quoted = 0;
-  for (const post of element.querySelectorAll(SOCIAL_POST)) quoted += normalizeSpace(post.textContent).length;
+  for (const post of element.querySelectorAll(SOCIAL_POST)) quoted += collapsedLength(post.textContent);
   return quoted > 0 && quoted >= length / 2;
 }
 
@@ -75,13 +95,13 @@ function holdsSocialPost(element: DomElement, length: number): boolean {
  * Takes the wrappers off quoted social posts (`div.social-media-embed > blockquote.twitter-tweet`): a wrapper says
  * nothing of its own, and its class would make Readability drop the post as a "social" widget.
  */
-function unwrapSocialPosts(root: DomElement): void {
-  for (const post of root.querySelectorAll(SOCIAL_POST)) {
-    const length = normalizeSpace(post.textContent).length;
+function unwrapSocialPosts(root: DomElement, posts: readonly DomElement[]): void {
+  for (const post of posts) {
+    const length = collapsedLength(post.textContent);
     let wrapper = post.parentNode as DomElement | null;
     while (wrapper && wrapper !== root && !['body', 'article', 'main'].includes(tagOf(wrapper))) {
       const parent = wrapper.parentNode as DomElement | null;
-      if (normalizeSpace(wrapper.textContent).length > length) break;
+      if (collapsedLength(wrapper.textContent) > length) break;
       wrapper.replaceWith(...wrapper.childNodes);
       wrapper = parent;
     }
@@ -92,7 +112,7 @@ function unwrapSocialPosts(root: DomElement): void {
 function looksLikeProse(element: DomElement): boolean {
   let long = 0;
   for (const paragraph of element.querySelectorAll('p')) {
-    if (normalizeSpace(paragraph.textContent).length >= 100 && ++long >= 2) return true;
+    if (collapsedLength(paragraph.textContent) >= 100 && ++long >= 2) return true;
   }
   return false;
 }
@@ -156,20 +176,55 @@ function isMicrodataAbout(element: DomElement): boolean {
   return scope !== null && ARTICLE_TYPE.test((scope.getAttribute('itemtype') ?? '').trim());
 }
 
-/** Whether a block that says what the story is (not boilerplate) may go: it is short and no container of it. */
-function isRemovableAbout(element: DomElement, total: number, tuning: ExtractionTuning): boolean {
-  if (element.querySelector('article, main, [role="main"], [itemprop="articleBody"]')) return false;
-  if (looksLikeProse(element)) return false;
-  return normalizeSpace(element.textContent).length / total < tuning.boilerplateMaxShare;
+/** Whether the element is a story's container: `article, main, [role="main"], [itemprop="articleBody"]`. */
+function isStoryContainer(element: DomElement): boolean {
+  const tag = tagOf(element);
+  return (
+    tag === 'article' ||
+    tag === 'main' ||
+    element.getAttribute('role') === 'main' ||
+    element.getAttribute('itemprop') === 'articleBody'
+  );
 }
 
-function isRemovableBoilerplate(element: DomElement, total: number, tuning: ExtractionTuning): boolean {
+/**
+ * What one walk of the page found for the scoring of its blocks, instead of a selector query per block: the
+ * elements that hold a story's container (its ancestors under the root), and whether it quotes a social post.
+ */
+interface PageScan {
+  readonly holdsStory: ReadonlySet<DomElement>;
+  readonly socialPosts: boolean;
+}
+
+function holdingStory(root: DomElement): Set<DomElement> {
+  const holders = new Set<DomElement>();
+  const visit = (element: DomElement) => {
+    for (const child of element.children) {
+      if (isStoryContainer(child)) {
+        for (let holder = element; holder !== root && !holders.has(holder); holder = holder.parentElement!)
+          holders.add(holder);
+      }
+      visit(child);
+    }
+  };
+  visit(root);
+  return holders;
+}
+
+/** Whether a block that says what the story is (not boilerplate) may go: it is short and no container of it. */
+function isRemovableAbout(element: DomElement, total: number, tuning: ExtractionTuning, scan: PageScan): boolean {
+  if (scan.holdsStory.has(element)) return false;
+  if (looksLikeProse(element)) return false;
+  return collapsedLength(element.textContent) / total < tuning.boilerplateMaxShare;
+}
+
+function isRemovableBoilerplate(element: DomElement, total: number, tuning: ExtractionTuning, scan: PageScan): boolean {
   const hidden = hiddenByClass(element);
   if (!hidden && !looksLikeBoilerplate(element, tuning.boilerplateWords)) return false;
-  if (element.querySelector('article, main, [role="main"], [itemprop="articleBody"]')) return false;
+  if (scan.holdsStory.has(element)) return false;
   if (!hidden && looksLikeProse(element)) return false;
-  const length = normalizeSpace(element.textContent).length;
-  if (!hidden && holdsSocialPost(element, length)) return false;
+  const length = collapsedLength(element.textContent);
+  if (!hidden && scan.socialPosts && holdsSocialPost(element, length)) return false;
   // A hidden block that holds most of the page is a story revealed by script ("read more"), not furniture.
   return length / total < tuning.boilerplateMaxShare;
 }
@@ -184,27 +239,35 @@ function isRemovableBoilerplate(element: DomElement, total: number, tuning: Extr
  * over the whole page cost more than the rest of the work).
  */
 export function removeBoilerplate(root: DomElement, tuning = DEFAULT_TUNING): void {
+  const posts: DomElement[] = [];
   const strip = (element: DomElement) => {
     for (const child of [...element.children]) {
       if (isNeverContent(child) || (child.hasAttribute('style') && looksHidden(child))) child.remove();
-      else strip(child);
+      else {
+        if (isSocialPost(child)) posts.push(child);
+        strip(child);
+      }
     }
   };
   strip(root);
-  unwrapSocialPosts(root);
-  const total = normalizeSpace(root.textContent).length || 1;
+  unwrapSocialPosts(root, posts);
+  const scan: PageScan = { holdsStory: holdingStory(root), socialPosts: posts.length > 0 };
+  const total = collapsedLength(root.textContent) || 1;
   const visit = (element: DomElement) => {
     for (const child of [...element.children]) {
       // Marked rather than removed: Readability weighs the page as it is to find the story's container.
       if (
         (isTitleHeader(child) || (child.hasAttribute('itemprop') && isMicrodataAbout(child))) &&
-        isRemovableAbout(child, total, tuning)
+        isRemovableAbout(child, total, tuning, scan)
       ) {
         // Its elements too: Readability replaces a `<div>` that wraps one paragraph with the paragraph.
         for (const element of [child, ...child.querySelectorAll('*')]) element.setAttribute(ABOUT_MARK, '');
         continue;
       }
-      if ((child.hasAttribute('class') || child.hasAttribute('id')) && isRemovableBoilerplate(child, total, tuning))
+      if (
+        (child.hasAttribute('class') || child.hasAttribute('id')) &&
+        isRemovableBoilerplate(child, total, tuning, scan)
+      )
         child.remove();
       else visit(child);
     }

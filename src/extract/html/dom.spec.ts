@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseHTML } from 'linkedom';
 import { projectRoot } from '../../database/project-root.js';
-import { MAX_NESTING, parseDocument } from './dom.js';
+import { MAX_NESTING, collapsedLength, normalizeSpace, parseDocument } from './dom.js';
 import { extractHtml } from './html-page.js';
 
 describe('parseDocument: nesting deeper than browsers build', () => {
@@ -60,5 +60,37 @@ describe("linkedom, patched to make a node's listener map on demand: events stil
     const paragraph = document.querySelector('p')!;
     expect(() => paragraph.removeEventListener('ping', () => {})).not.toThrow();
     expect(paragraph.dispatchEvent(new Event('ping'))).toBe(true);
+  });
+});
+
+describe('collapsedLength', () => {
+  test('is the length of normalizeSpace, for every kind of whitespace', () => {
+    const pieces = [
+      'a',
+      'bc',
+      ' ',
+      '  ',
+      '\t',
+      '\n',
+      '\r\n',
+      '\u00a0',
+      '\u2003',
+      '\u3000',
+      '\ufeff',
+      '\u200b',
+      'é',
+      '😀',
+    ];
+    let state = 7;
+    for (let n = 0; n < 2000; n++) {
+      let text = '';
+      for (let i = n % 12; i >= 0; i--) {
+        state = (state * 1103515245 + 12345) % 2147483648;
+        text += pieces[state % pieces.length];
+      }
+      expect(collapsedLength(text)).toBe(normalizeSpace(text).length);
+    }
+    expect(collapsedLength(null)).toBe(0);
+    expect(collapsedLength('')).toBe(0);
   });
 });

@@ -108,3 +108,39 @@ export const tagOf = (element: DomElement) => element.tagName.toLowerCase();
 export function normalizeSpace(text: string | null | undefined): string {
   return (text ?? '').replace(/\s+/g, ' ').trim();
 }
+
+/** Whether a UTF-16 code unit is whitespace as a regular expression's `\s` sees it. */
+function isSpace(code: number): boolean {
+  if (code > 32 && code < 0xa0) return false;
+  return (
+    code === 32 ||
+    (code >= 9 && code <= 13) ||
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+/**
+ * `normalizeSpace(text).length` without building the string: lengths are measured on every block of a page, and a
+ * copy of each text was a good part of the extraction's garbage.
+ */
+export function collapsedLength(text: string | null | undefined): number {
+  if (!text) return 0;
+  let length = 0;
+  let space = false;
+  for (let i = 0; i < text.length; i++) {
+    if (isSpace(text.charCodeAt(i))) space = length > 0;
+    else {
+      length += space ? 2 : 1;
+      space = false;
+    }
+  }
+  return length;
+}

@@ -1,4 +1,4 @@
-import { type DomElement, normalizeSpace } from './dom.js';
+import { type DomElement, collapsedLength } from './dom.js';
 import { textBlocks } from './text-blocks.js';
 
 /** The social networks whose profile pages a "follow us" line links to. */
@@ -34,6 +34,17 @@ export function isSocialProfileLink(href: string): boolean {
   return SOCIAL_HOSTS.has(host) && url.pathname.length > 1 && !POST_PATH.test(url.pathname);
 }
 
+/** A host name of SOCIAL_HOSTS somewhere in the address: a cheap test before parsing it. */
+const MENTIONS_SOCIAL_HOST = new RegExp([...SOCIAL_HOSTS].map((host) => host.replace('.', '\\.')).join('|'), 'i');
+
+function linksToSocialProfile(root: DomElement): boolean {
+  for (const link of root.querySelectorAll('a[href]')) {
+    const href = link.getAttribute('href') ?? '';
+    if (MENTIONS_SOCIAL_HOST.test(href) && isSocialProfileLink(href)) return true;
+  }
+  return false;
+}
+
 function isFollowLine(element: DomElement): boolean {
   // A quotation (an embedded post's signature line among them) is the story's, whatever it links to.
   if (element.closest('blockquote')) return false;
@@ -53,6 +64,8 @@ const TRAILING_LINES = 3;
  * over. A line without a link after it is the story's, and so is such a link earlier in the story or in a quotation.
  */
 export function removeTrailingFollowLines(root: DomElement): void {
+  // Content without a link to a social network has no such line: its blocks are not even listed.
+  if (!linksToSocialProfile(root)) return;
   // Each pass removes at least one element holding text, so the passes end.
   for (;;) {
     const blocks = textBlocks(root);
@@ -60,7 +73,7 @@ export function removeTrailingFollowLines(root: DomElement): void {
     for (let i = blocks.length - 1; i >= 0 && i >= blocks.length - 1 - TRAILING_LINES; i--) {
       const { element } = blocks[i]!;
       // The whole element goes: it must be a short line, not a wrapper whose own text is short.
-      if (element === root || normalizeSpace(element.textContent).length > FOLLOW_LINE_MAX_LENGTH) break;
+      if (element === root || collapsedLength(element.textContent) > FOLLOW_LINE_MAX_LENGTH) break;
       if (isFollowLine(element)) {
         cut = i;
         break;

@@ -1,4 +1,4 @@
-import { type DomElement, type DomNode, isElement, normalizeSpace, tagOf } from './dom.js';
+import { type DomElement, type DomNode, isElement, collapsedLength, tagOf } from './dom.js';
 
 /** Containers an image and its caption share (not a paragraph: an image inside prose is part of it). */
 const CAPTION_CONTAINERS = new Set(['div', 'figure', 'section', 'span', 'a']);
@@ -12,16 +12,18 @@ const CAPTION_MAX_SHARE = 1 / 3;
  * small share of the content's). The images stay (they are the page's content images).
  */
 export function removeImageCaptions(root: DomElement, maxLength: number): void {
-  const total = normalizeSpace(root.textContent).length;
   // Every container is found on the page as it is, before any caption goes.
   const containers = new Set<DomElement>();
   for (const image of root.querySelectorAll('img, picture')) {
     const container = captionContainerOf(image, root);
     if (container) containers.add(container);
   }
+  if (containers.size === 0) return;
+  // The content's text is measured only when there is a caption to weigh (a changelog's is megabytes).
+  const total = collapsedLength(root.textContent);
   for (const container of containers) {
     if (!isInside(container, root)) continue;
-    const length = normalizeSpace(container.textContent).length;
+    const length = collapsedLength(container.textContent);
     if (length <= maxLength && length <= total * CAPTION_MAX_SHARE) keepOnlyImages(container);
   }
 }
@@ -29,7 +31,7 @@ export function removeImageCaptions(root: DomElement, maxLength: number): void {
 /** The smallest element around `image` that has text, when it may be a caption's container. */
 function captionContainerOf(image: DomElement, root: DomElement): DomElement | null {
   let container = image.parentElement;
-  while (container && container !== root && normalizeSpace(container.textContent).length === 0)
+  while (container && container !== root && collapsedLength(container.textContent) === 0)
     container = container.parentElement;
   return container && container !== root && CAPTION_CONTAINERS.has(tagOf(container)) ? container : null;
 }

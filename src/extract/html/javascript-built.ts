@@ -1,5 +1,5 @@
 import { NEVER_CONTENT } from './boilerplate.js';
-import { type DomDocument, normalizeSpace } from './dom.js';
+import { type DomDocument, collapsedLength } from './dom.js';
 
 const NOSCRIPT_HINT =
   /(enable|turn on|activate|allow)\s+javascript|javascript\s+(is\s+)?(required|disabled|needed|must be enabled|is not enabled)|requires?\s+javascript|need(s)?\s+javascript/i;
@@ -22,10 +22,8 @@ export function looksJavaScriptBuilt(document: DomDocument): boolean {
   const hint = [...document.querySelectorAll('noscript')].some((n) => NOSCRIPT_HINT.test(n.textContent ?? ''));
   const copy = body.cloneNode(true) as typeof body;
   for (const element of [...copy.querySelectorAll(NEVER_CONTENT)]) element.remove();
-  const textLength = normalizeSpace(copy.textContent).length;
-  const emptyRoot = [...document.querySelectorAll(APP_ROOTS)].some(
-    (root) => normalizeSpace(root.textContent).length < 50,
-  );
+  const textLength = collapsedLength(copy.textContent);
+  const emptyRoot = [...document.querySelectorAll(APP_ROOTS)].some((root) => collapsedLength(root.textContent) < 50);
   if (scripts > 0 && textLength < 200) return true;
   if (hint && textLength < 2000) return true;
   return emptyRoot && scripts > 0 && textLength < 1000;

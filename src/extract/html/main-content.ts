@@ -6,6 +6,7 @@ import {
   type DomNode,
   TEXT_NODE,
   isElement,
+  collapsedLength,
   normalizeSpace,
   parseFragment,
   tagOf,
@@ -162,7 +163,7 @@ function removeLinkBlocks(root: DomElement, tuning: ExtractionTuning): void {
   const blocks: DomElement[] = [];
   const visit = (node: DomNode, inLink: boolean): LinkStats => {
     if (node.nodeType === TEXT_NODE) {
-      const length = normalizeSpace(node.textContent).length;
+      const length = collapsedLength(node.textContent);
       return { length, linkLength: inLink ? length : 0, links: 0, embed: false };
     }
     const stats: LinkStats = { length: 0, linkLength: 0, links: 0, embed: false };
@@ -189,8 +190,8 @@ function removeLinkBlocks(root: DomElement, tuning: ExtractionTuning): void {
   };
   const left = visit(root, false).length;
   if (blocks.length === 0) return;
-  const removed = normalizeSpace(root.textContent).length - left;
-  if (left < LINK_HUB_MIN_TEXT && left < removed * LINK_HUB_SHARE) return;
+  // The whole text is measured only for a page that would be left short (a long page's is megabytes).
+  if (left < LINK_HUB_MIN_TEXT && left < (collapsedLength(root.textContent) - left) * LINK_HUB_SHARE) return;
   const linkBlocks = new Set(blocks);
   // Labels are found before anything is removed: a removal makes other elements adjacent.
   const labels = blocks.flatMap((block) => introducingLabel(block, linkBlocks) ?? []);
@@ -266,5 +267,5 @@ function applyDepth(root: DomElement, depth: ExtractDepth, tuning: ExtractionTun
 }
 
 export function textLength(element: DomElement): number {
-  return normalizeSpace(element.textContent).length;
+  return collapsedLength(element.textContent);
 }

@@ -1,6 +1,6 @@
 import { httpUrl, parseSrcset } from './absolute-urls.js';
 import { type DomDocument, type DomElement, normalizeSpace } from './dom.js';
-import { metaContent, type StructuredItem } from './structured-data.js';
+import { metaContent, metaContentOf, type StructuredItem } from './structured-data.js';
 import type { PageLinkText } from '../content-extractor.port.js';
 
 /** og:title, else `<title>`, else the first `<h1>`: the title when the main content brings none. */
@@ -119,13 +119,15 @@ export interface DateCandidates {
  * meta tags; then (after the main content's date) microdata datePublished, then a `<time datetime>`.
  */
 export function dateCandidates(document: DomDocument, structured: readonly StructuredItem[]): DateCandidates {
+  const metas = [...document.querySelectorAll('meta[content]')];
+  // The selectors below all need a `<time>` or an itemprop: a page with neither is not searched three times.
+  const dated = document.querySelector('time, [itemprop]') !== null;
   return {
     before: [
-      metaContent(document, 'article:published_time', 'og:published_time', 'og:article:published_time'),
+      metaContentOf(metas, ['article:published_time', 'og:published_time', 'og:article:published_time']),
       ...structured.filter((item) => item['@source'] === 'json-ld').map((item) => stringOf(item.datePublished)),
-      metaContent(document, 'citation_publication_date', 'citation_date', 'citation_online_date'),
-      metaContent(
-        document,
+      metaContentOf(metas, ['citation_publication_date', 'citation_date', 'citation_online_date']),
+      metaContentOf(metas, [
         'datePublished',
         'date',
         'dc.date.issued',
@@ -135,13 +137,19 @@ export function dateCandidates(document: DomDocument, structured: readonly Struc
         'publish-date',
         'parsely-pub-date',
         'sailthru.date',
-      ),
+      ]),
     ],
     after: [
       ...structured.filter((item) => item['@source'] === 'microdata').map((item) => stringOf(item.datePublished)),
-      document.querySelector('[itemprop="datePublished"][datetime], time[pubdate][datetime]')?.getAttribute('datetime'),
-      document.querySelector('article time[datetime], main time[datetime]')?.getAttribute('datetime'),
-      document.querySelector('time[datetime]')?.getAttribute('datetime'),
+      ...(dated
+        ? [
+            document
+              .querySelector('[itemprop="datePublished"][datetime], time[pubdate][datetime]')
+              ?.getAttribute('datetime'),
+            document.querySelector('article time[datetime], main time[datetime]')?.getAttribute('datetime'),
+            document.querySelector('time[datetime]')?.getAttribute('datetime'),
+          ]
+        : []),
     ],
   };
 }

@@ -194,11 +194,16 @@ export function citationMetaOf(document: DomDocument): StructuredItem | null {
 
 /** First value of a meta tag by `property` or `name` (case-insensitive): of the first name that has one. */
 export function metaContent(document: DomDocument, ...names: string[]): string | null {
+  return metaContentOf(document.querySelectorAll('meta[content]'), names);
+}
+
+/** metaContent over the page's `meta[content]` tags, listed once for several lookups. */
+export function metaContentOf(metas: Iterable<DomElement>, names: readonly string[]): string | null {
   const wanted = names.map((n) => n.toLowerCase());
   let found: string | null = null;
   let rank = wanted.length;
   // One pass over the page's meta tags, whatever the number of names asked.
-  for (const meta of document.querySelectorAll('meta[content]')) {
+  for (const meta of metas) {
     const key = (meta.getAttribute('property') ?? meta.getAttribute('name') ?? meta.getAttribute('itemprop') ?? '')
       .trim()
       .toLowerCase();

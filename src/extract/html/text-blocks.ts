@@ -1,4 +1,4 @@
-import { type DomElement, type DomNode, TEXT_NODE, isElement, tagOf } from './dom.js';
+import { type DomElement, type DomNode, TEXT_NODE, collapsedLength, isElement, tagOf } from './dom.js';
 
 /** Elements whose text reads as a block of its own (a paragraph, a heading, a list item, a cell). */
 const BLOCK_TAGS = new Set([
@@ -44,8 +44,6 @@ export interface TextBlock {
   readonly length: number;
   readonly linkLength: number;
 }
-
-const collapsedLength = (text: string) => text.replace(/\s+/g, ' ').trim().length;
 
 /** The text of `root` as blocks, in reading order (one walk; scripts and styles are not text). */
 export function textBlocks(root: DomElement): TextBlock[] {
