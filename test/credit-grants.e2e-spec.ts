@@ -2,9 +2,10 @@ import { READ_MODELS_CHECKPOINT, READ_MODEL_PROJECTORS } from '../projections/re
 import { rebuildReadModels } from '../projections/rebuild.js';
 import { verifyLedger } from '../projections/verify-ledger.js';
 import { verifyReadModels } from '../projections/verify.js';
+import { ProjectionRunner } from '../projections/projection-runner.js';
 import { Database } from '../src/database/database.js';
 import { migrate } from '../src/database/migrator.js';
-import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
+import { EVENT_STORE, type EventStore, START } from '../src/event-store/event-store.port.js';
 import { REDIS, type RedisClient } from '../src/redis/redis.module.js';
 import { parseCsv } from './support/csv.js';
 import { eventually, sleep } from './support/eventually.js';
@@ -443,6 +444,10 @@ describe('read-model migration 007 on read models projected before it', () => {
       expect(searched.status).toBe(200);
     }
     expect((await call(app.url, 'GET', '/usage', { token: key.key })).body.account.plan_usage).toBe(3);
+    // The ledger holds the three charges (GET /usage reads the counter, which is ahead of the projection).
+    const store = app.app.get<EventStore>(EVENT_STORE);
+    const head = await store.headPosition();
+    if (head !== START) await app.app.get(ProjectionRunner).waitFor(head, 10_000);
     const db = app.app.get(Database);
     // The read models as they were before migration 007.
     await db.query('DROP TABLE credit_grants, credit_grant_usage, spend_months, charge_allocations');

@@ -12,7 +12,9 @@ import {
   requestLink,
   screenshot,
 } from './support/dashboard-browser.js';
+import { Database } from '../src/database/database.js';
 import { RequestLogWriter } from '../src/request-log/request-log.writer.js';
+import { eventually } from './support/eventually.js';
 import { StaticSite } from './support/static-site.js';
 import { parseCsv } from './support/csv.js';
 import { call, rename, setUpOrganization, useTestApp } from './support/test-app.js';
@@ -96,6 +98,18 @@ describeBrowser('the dashboard’s figures agree with GET /usage and the ledger'
     extractRequestId = (
       await ok('/extract', batchKey, { urls: [`${site.origin}/one.html`, `${site.origin}/two.html`] })
     ).request_id;
+    // Its pages reach the index in the background: searched before, the answer search would find nothing.
+    const db = app.app.get(Database);
+    await eventually(
+      'the extracted pages are in the index',
+      async () =>
+        (
+          await db.query<{ n: number }>('SELECT count(*)::int AS n FROM documents WHERE url LIKE $1', [
+            `${site.origin}/%`,
+          ])
+        ).rows[0]!.n,
+      (n) => n >= 2,
+    );
     // Renamed between charges: the charges before keep the names they were charged under.
     await rename(app, owner, `projects/${batch.body.id as string}`, 'Batch nightly');
     for (let i = 0; i < 5; i++)

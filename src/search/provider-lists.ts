@@ -1,4 +1,5 @@
 import { BadGatewayException, HttpException, Logger } from '@nestjs/common';
+import { SearchBudgetSpent } from './load/search-deadline.js';
 import { errorBody } from '../http/error-body.js';
 import type { ProviderSearchRequest, SearchHit, SearchProvider } from './providers/search-provider.port.js';
 
@@ -20,7 +21,9 @@ export async function askProviders(
   providers: readonly SearchProvider[],
   request: ProviderSearchRequest,
 ): Promise<ProviderHits[]> {
-  const settled = await Promise.allSettled(providers.map((p) => untilAborted(p.search(request), request.signal)));
+  const settled = await Promise.allSettled(
+    providers.map((p) => untilAborted(p.name, p.search(request), request.signal)),
+  );
   const answered: ProviderHits[] = [];
   const failures: unknown[] = [];
   settled.forEach((outcome, i) => {
@@ -37,16 +40,22 @@ export async function askProviders(
 
 /**
  * A provider's answer, or the request's abort (its deadline): a provider that ignores the signal (the local index,
- * queued behind the database) counts as failed at the deadline instead of holding the search.
+ * queued behind the database) counts as failed at the deadline instead of holding the search, as a provider that did
+ * not answer in time (502 when none answered).
  */
-function untilAborted<T>(answer: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+function untilAborted<T>(provider: string, answer: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return answer;
+  const late = () => {
+    const reason: unknown = signal.reason;
+    const within = reason instanceof SearchBudgetSpent ? ` within ${reason.budgetMs / 1000} s` : ' in time';
+    return new BadGatewayException(errorBody(`${provider} did not answer${within} (the search's time budget).`));
+  };
   if (signal.aborted) {
     answer.catch(() => {});
-    return Promise.reject(signal.reason as Error);
+    return Promise.reject(late());
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
+    const onAbort = () => reject(late());
     signal.addEventListener('abort', onAbort, { once: true });
     answer.then(
       (value) => {

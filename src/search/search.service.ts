@@ -117,19 +117,13 @@ export class SearchService {
 
   private async candidates(resolved: ResolvedSearch, deadline: SearchDeadline): Promise<Shown[]> {
     // The local index alone is not cut at the deadline: it has no snippet to stand for a late answer, and a late
-    // answer is better than none. With engines, whatever has not answered by then is left out (or, none: a 503).
+    // answer is better than none.
+    if (!this.readsUpstream) return preferred(await this.localOnly(resolved.provider), resolved.response.preferDomains);
+    // Its whole budget went by before the providers could be asked (the node is too busy): a 503 that bills nothing.
+    if (deadline.passed) throw searchOverloaded('The search waited past its time budget before it could start; retry.');
+    // A provider that has not answered by the deadline is left out (none answered: a 502 naming them).
     const withDeadline = { ...resolved, provider: { ...resolved.provider, signal: deadline.signal } };
-    try {
-      const found = this.readsUpstream
-        ? await this.readAndRank(withDeadline, deadline)
-        : await this.localOnly(resolved.provider);
-      return preferred(found, resolved.response.preferDomains);
-    } catch (error) {
-      // No provider answered before the budget ran out (the node is too busy): say so, as a 503 that bills nothing,
-      // rather than blame the engines with a 502.
-      if (deadline.passed) throw searchOverloaded('The search could not be answered within its time budget; retry.');
-      throw error;
-    }
+    return preferred(await this.readAndRank(withDeadline, deadline), resolved.response.preferDomains);
   }
 
   /** Every provider's hits, merged by URL and ranked by their own scores (research's searches). */

@@ -80,7 +80,7 @@ function isSocialPost(element: DomElement): boolean {
   const classes = element.getAttribute('class');
   if (!classes) return false;
   if (tagOf(element) === 'blockquote')
-    return classes.split(/\s+/).some((token) => token === 'fb-post' || SOCIAL_POST_QUOTE_CLASSES.has(token));
+    return classes.split(/\s+/).some((name) => name === 'fb-post' || SOCIAL_POST_QUOTE_CLASSES.has(name));
   return classes.includes('fb-post') && classes.split(/\s+/).includes('fb-post');
 }
 

@@ -1,5 +1,13 @@
 import { performance } from 'node:perf_hooks';
 
+/** The reason a search's deadline signal aborts with: its answer budget is spent. */
+export class SearchBudgetSpent extends Error {
+  constructor(readonly budgetMs: number) {
+    super(`the search's time budget of ${budgetMs / 1000} s is spent`);
+    this.name = 'SearchBudgetSpent';
+  }
+}
+
 /** What the ranking, the answer and the response need after the reading: taken from the answer budget. */
 export const RANKING_RESERVE_MS = 150;
 
@@ -15,7 +23,12 @@ export class SearchDeadline {
 
   constructor(arrivedAt: number, answerBudgetMs: number) {
     this.workEndsAt = arrivedAt + answerBudgetMs - RANKING_RESERVE_MS;
-    this.signal = AbortSignal.timeout(Math.max(0, Math.ceil(this.workEndsAt - performance.now())));
+    const controller = new AbortController();
+    const spent = () => controller.abort(new SearchBudgetSpent(answerBudgetMs));
+    const left = Math.ceil(this.workEndsAt - performance.now());
+    if (left <= 0) spent();
+    else setTimeout(spent, left).unref();
+    this.signal = controller.signal;
   }
 
   /** Milliseconds left for the engines and the reading (0 once past). */
