@@ -1,4 +1,5 @@
 import { BadGatewayException, HttpException, Logger } from '@nestjs/common';
+import { untilAborted as untilSignalAborts } from '../common/until-aborted.js';
 import { SearchBudgetSpent } from './load/search-deadline.js';
 import { errorBody } from '../http/error-body.js';
 import type { ProviderSearchRequest, SearchHit, SearchProvider } from './providers/search-provider.port.js';
@@ -45,28 +46,10 @@ export async function askProviders(
  */
 function untilAborted<T>(provider: string, answer: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return answer;
-  const late = () => {
-    const reason: unknown = signal.reason;
-    const within = reason instanceof SearchBudgetSpent ? ` within ${reason.budgetMs / 1000} s` : ' in time';
-    return new BadGatewayException(errorBody(`${provider} did not answer${within} (the search's time budget).`));
-  };
-  if (signal.aborted) {
-    answer.catch(() => {});
-    return Promise.reject(late());
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(late());
-    signal.addEventListener('abort', onAbort, { once: true });
-    answer.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error as Error);
-      },
-    );
+  return untilSignalAborts(answer, signal).catch((error: unknown) => {
+    if (!signal.aborted || error !== signal.reason) throw error;
+    const within = error instanceof SearchBudgetSpent ? ` within ${error.budgetMs / 1000} s` : ' in time';
+    throw new BadGatewayException(errorBody(`${provider} did not answer${within} (the search's time budget).`));
   });
 }
 
