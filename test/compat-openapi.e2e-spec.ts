@@ -149,6 +149,14 @@ describe('the OpenAPI document and the docs page', () => {
     expect(Object.keys(search.responses['200'].headers)).toEqual(
       expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-Credits-Limit', 'X-Credits-Used']),
     );
+    // The search's own 502 and 503: a provider late at the deadline; a full node or a budget spent while queued.
+    expect(search.responses['502'].description).toMatch(/deadline/);
+    expect(search.responses['503']).toMatchObject({
+      description: expect.stringMatching(/SEARCH_MAX_IN_FLIGHT.*budget/s),
+      headers: { 'Retry-After': {} },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/RateLimitError' } } },
+    });
+    expect(search.responses['402'].description).toMatch(/project.*key.*`limit` names it/s);
   });
 
   test('real responses match their documented schemas', async () => {

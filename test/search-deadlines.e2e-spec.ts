@@ -40,6 +40,28 @@ async function timedSearch(url: string, key: string, body: Record<string, unknow
   return { response, ms: performance.now() - started };
 }
 
+/** MCP's search tool, over POST /mcp (JSON response), as a tool call's result. */
+async function mcpSearch(url: string, key: string, args: Record<string, unknown>, queueMs = 0) {
+  const started = performance.now();
+  const response = await call(url, 'POST', '/mcp', {
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'search', arguments: args } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${key}`,
+      ...(queueMs > 0 ? { [QUEUE_DELAY_HEADER]: String(queueMs) } : {}),
+    },
+  });
+  expect(response.status).toBe(200);
+  const result = response.body.result as {
+    isError?: boolean;
+    content: { text: string }[];
+    structuredContent?: { results: Result[] };
+    _meta?: Record<string, Record<string, unknown>>;
+  };
+  return { result, ms: performance.now() - started };
+}
+
 /**
  * A search's answer budget counts from its arrival: time spent queued before its work (a stand-in queue in front of
  * the handler, test/support/queue-delay.ts) is taken from the reading, never added to the answer.
@@ -125,6 +147,22 @@ describe('POST /search answers within its depth budget counted from arrival', ()
     expect(withPage.length).toBeGreaterThanOrEqual(1);
   });
 
+  test("MCP's search tool queued 2.2 s also answers within budget + 200 ms: its budget counts from the HTTP arrival", async () => {
+    const before = (await chargesOf(app, orgId)).length;
+    const { result, ms } = await mcpSearch(
+      app.url,
+      key,
+      { query: 'tidal lagoon turbine over mcp', search_depth: 'advanced', max_results: 10 },
+      2200,
+    );
+    expect(result.isError).toBeUndefined();
+    expect(ms).toBeLessThan(WITHIN_MS);
+    const results = result.structuredContent!.results;
+    expect(results).toHaveLength(6);
+    for (const r of results) if (hanging.includes(r.url)) expect(r.content_source).toBe('snippet');
+    expect(await chargesOf(app, orgId)).toHaveLength(before + 1);
+  });
+
   test('a search queued past its whole budget answers 503 with Retry-After, and bills nothing', async () => {
     const before = (await chargesOf(app, orgId)).length;
     const { response, ms } = await timedSearch(app.url, key, { query: 'tidal lagoon too late' }, ADVANCED_BUDGET_MS);
@@ -189,5 +227,39 @@ describe('POST /search past SEARCH_MAX_IN_FLIGHT', () => {
 
     searxng.delayMs = 0;
     expect((await search('danube length four')).status).toBe(200);
+  });
+
+  test("MCP's search tool shares the bound: refused at once as a 503 tool error while two searches are held", async () => {
+    const before = (await chargesOf(app, orgId)).length;
+    searxng.reset();
+    searxng.delayMs = 1000;
+    const held = [
+      search('danube width one'),
+      mcpSearch(app.url, key, { query: 'danube width two' }).then((r) => r.result),
+    ];
+    const deadline = Date.now() + 10_000;
+    while (searxng.requests.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(searxng.requests).toHaveLength(2);
+
+    const refused = await mcpSearch(app.url, key, { query: 'danube width three' });
+    expect(refused.ms).toBeLessThan(1000);
+    expect(refused.result.isError).toBe(true);
+    expect(refused.result.content[0]!.text).toMatch(/HTTP 503.*SEARCH_MAX_IN_FLIGHT/);
+    expect(refused.result._meta!['searchledger/error']).toMatchObject({ status: 503 });
+    expect(searxng.requests).toHaveLength(2);
+
+    const [rest, mcp] = await Promise.all(held);
+    expect((rest as Json).status).toBe(200);
+    expect((mcp as { isError?: boolean }).isError).toBeUndefined();
+    expect(await chargesOf(app, orgId)).toHaveLength(before + 2);
+
+    // Both places are given back: two more at once are served.
+    searxng.delayMs = 0;
+    const again = await Promise.all([
+      search('danube width four'),
+      mcpSearch(app.url, key, { query: 'danube width five' }),
+    ]);
+    expect((again[0] as Json).status).toBe(200);
+    expect(again[1].result.isError).toBeUndefined();
   });
 });

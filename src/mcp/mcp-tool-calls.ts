@@ -25,6 +25,8 @@ import { ResearchRequestDto } from '../research/dto/research-request.dto.js';
 import { SearchRequestDto } from '../search/dto/search-request.dto.js';
 import { searchOrigin } from '../search/result-log/search-origin.js';
 import { SearchService } from '../search/search.service.js';
+import { SearchAdmission } from '../search/load/search-admission.js';
+import { OVERLOADED_RETRY_AFTER_SECONDS } from '../search/load/search-overloaded.js';
 import { formatCrawl, formatExtract, formatMap, formatSearch } from './format-results.js';
 import { ErrorCode } from './json-rpc.js';
 import { type McpToolSettings, operationOf } from './mcp-tools.js';
@@ -37,6 +39,8 @@ export interface McpCallContext {
   readonly key: KeyRecord;
   /** The HTTP request id (x-request-id). */
   readonly requestId: string;
+  /** When the HTTP request arrived (performance.now()): a search's budget counts from then. */
+  readonly arrivedAt: number;
   /** The HTTP Idempotency-Key header. */
   readonly idempotencyKey: string | null;
   /** JSON-RPC id → position among the request's tools/call messages (0-based), and how many there are. */
@@ -49,8 +53,8 @@ export interface McpCallContext {
 interface MeteredTool {
   readonly spec: MeteredOperationSpec;
   readonly dto: Type;
-  /** `requestId`: the call's own (a batch's calls get `<request id>:<n>`). */
-  work(dto: unknown, caller: Caller, requestId: string): Promise<WorkOutcome>;
+  /** `requestId`: the call's own (a batch's calls get `<request id>:<n>`); `arrivedAt`: the HTTP request's arrival. */
+  work(dto: unknown, caller: Caller, requestId: string, arrivedAt: number): Promise<WorkOutcome>;
   format(body: Record<string, unknown>): string;
 }
 
@@ -74,6 +78,7 @@ export class McpToolCalls {
   constructor(
     private readonly pipeline: MeteringPipeline,
     private readonly research: ResearchTool,
+    private readonly searchAdmission: SearchAdmission,
     searches: SearchService,
     extracts: ExtractService,
     maps: MapService,
@@ -85,7 +90,8 @@ export class McpToolCalls {
       search: {
         spec: SEARCH,
         dto: SearchRequestDto,
-        work: (dto, caller, requestId) => searches.search(dto as SearchRequestDto, searchOrigin(caller, requestId)),
+        work: (dto, caller, requestId, arrivedAt) =>
+          searches.search(dto as SearchRequestDto, searchOrigin(caller, requestId), arrivedAt),
         format: formatSearch,
       },
       extract: {
@@ -143,10 +149,22 @@ export class McpToolCalls {
         return await this.research.outcome(context.key.orgId, submitted, body.include_usage === true, signal);
       }
       const tool = this.metered[operation];
-      const response = await this.pipeline.execute(
-        { ...call, spec: tool.spec, channel: 'mcp', route: `mcp tools/call ${operation}` },
-        (caller) => tool.work(validated.dto, caller, call.requestId),
-      );
+      // A search holds a place among the node's SEARCH_MAX_IN_FLIGHT, as POST /search does, or is refused at once.
+      const release = operation === 'search' ? this.searchAdmission.admit() : () => {};
+      if (!release) {
+        return refusal(
+          503,
+          { ...this.searchAdmission.refusal() },
+          {
+            'Retry-After': String(OVERLOADED_RETRY_AFTER_SECONDS),
+          },
+        );
+      }
+      const response = await this.pipeline
+        .execute({ ...call, spec: tool.spec, channel: 'mcp', route: `mcp tools/call ${operation}` }, (caller) =>
+          tool.work(validated.dto, caller, call.requestId, context.arrivedAt),
+        )
+        .finally(release);
       context.usageHeaders(position, response.headers);
       const result = response.body as Record<string, unknown>;
       return {

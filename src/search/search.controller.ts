@@ -10,6 +10,8 @@ import { SearchService } from './search.service.js';
 import { searchArrival } from './load/search-admission.js';
 import { ApiTags } from '@nestjs/swagger';
 import { JsonOnly } from '../http/json-only.js';
+import { ErrorResponseDto, RateLimitErrorResponseDto } from '../http/dto/error-response.dto.js';
+import { USAGE_HEADERS, headerRefs } from '../http/openapi/openapi-components.js';
 
 /** POST /search, behind the metering pipeline (basic 1 credit, advanced 2, answers +1 / +2). */
 @Controller()
@@ -21,7 +23,25 @@ export class SearchController {
   @Post('search')
   @JsonOnly()
   @HttpCode(200)
-  @Metered(SEARCH, SearchResponseDto)
+  @Metered(SEARCH, SearchResponseDto, [
+    {
+      status: 502,
+      description:
+        "A search provider failed, or had not answered by the depth's deadline: `error` names it. Not billed; " +
+        'retry, or use a shorter depth.',
+      type: ErrorResponseDto,
+      headers: headerRefs(...USAGE_HEADERS),
+    },
+    {
+      status: 503,
+      description:
+        'Not billed. The node already holds SEARCH_MAX_IN_FLIGHT searches, or the search waited past its budget ' +
+        'before its providers were asked: `Retry-After: 1` (and `retry_after`); retry at once elsewhere or shortly. ' +
+        'Or a dependency is unavailable, or the charge could not be recorded: retry shortly.',
+      type: RateLimitErrorResponseDto,
+      headers: headerRefs('Retry-After'),
+    },
+  ])
   search(
     @Body() body: SearchRequestDto,
     @MeteredCaller() caller: Caller,

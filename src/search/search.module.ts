@@ -53,6 +53,6 @@ import { SearchAdmission } from './load/search-admission.js';
       ],
     },
   ],
-  exports: [SearchService, SearchResultLog, LocalIndexProvider, EmptyIndexHint],
+  exports: [SearchService, SearchAdmission, SearchResultLog, LocalIndexProvider, EmptyIndexHint],
 })
 export class SearchModule {}

@@ -29,7 +29,7 @@ export class QuotaErrorResponseDto extends ErrorResponseDto {
   credits_limit!: number;
 }
 
-/** 429: over the per-minute rate limit. */
+/** An error that says when to retry: 429 (over the per-minute rate limit), 503 (a search node full). */
 @ApiSchema({ name: 'RateLimitError' })
 export class RateLimitErrorResponseDto extends ErrorResponseDto {
   /** Seconds to wait (also in the Retry-After header). */

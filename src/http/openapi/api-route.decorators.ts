@@ -44,7 +44,13 @@ export function ApiMeteredResponses(body: ResponseBody, extra: ApiResponseOption
     }),
     error(400, 'Invalid parameters: `error` names the first problem. Not billed.', ErrorResponseDto, usage),
     error(401, 'Missing, malformed, unknown or revoked API key.'),
-    error(402, 'The monthly credit allowance is exhausted. Do not retry.', QuotaErrorResponseDto, usage),
+    error(
+      402,
+      "A monthly credit limit would be exceeded: the organization's (allowance, grants and overage cap), the " +
+        "project's or the key's; `limit` names it. Not billed. Do not retry before the limit is raised or the month ends.",
+      QuotaErrorResponseDto,
+      usage,
+    ),
     error(403, 'The key lacks the scope, or is limited to basic depth. Do not retry.'),
     error(409, 'A call with this Idempotency-Key is still running.', ErrorResponseDto, usage),
     error(422, 'This Idempotency-Key was used with a different body.', ErrorResponseDto, usage),
