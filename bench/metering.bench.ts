@@ -11,7 +11,9 @@
  *    BENCH_CONNECTIONS connections for BENCH_DURATION seconds each (saturation: req/s, p50, p99), then as many rounds
  *    at a fixed BENCH_RATE req/s (latency below saturation). Latencies are every 2xx response's own time (sub-ms).
  *    In services mode, the metered route again with a key that has a monthly credit limit, in a project that has one
- *    (limits never reached), against the plain key, A-B-B-A at saturation and at the fixed rate: what budgets cost.
+ *    (limits never reached), against the plain key, A-B-B-A at saturation and at the fixed rate: what budgets cost;
+ *    then the same on POST /search itself (the whole route, over a local index of BENCH_SEARCH_DOCS documents that
+ *    the query matches), A-B-B-A at saturation.
  * 2. Ledger, on the PostgreSQL event store (in a child process): CreditsCharged appends per second through
  *    ChargeWriter's group commit (BENCH_CHARGES charges over BENCH_ORGS organizations, BENCH_IN_FLIGHT appends in
  *    flight), against one append per charge (the same store, no batching); the projector's catch-up rate over what
@@ -44,6 +46,7 @@ import { migrate } from '../src/database/migrator.js';
 import { type Actor, toNewEvent } from '../src/event-store/domain-event.js';
 import { EVENT_STORE, type EventStore, type Position, comparePositions } from '../src/event-store/event-store.port.js';
 import { PostgresEventStore } from '../src/event-store/postgres/postgres-event-store.js';
+import { DocumentIndexWriter } from '../src/documents/document-index.writer.js';
 import { CreateKeyCommand } from '../src/keys/commands/create-key.command.js';
 import { ChargeWriter } from '../src/metering/charge-writer.js';
 import { billingMonth } from '../src/metering/counter-keys.js';
@@ -63,6 +66,7 @@ import {
   sortedCopy,
 } from './bench-support.js';
 import { MeteringBenchRoutesModule } from './metering-routes.js';
+import { searchDocuments } from './metering-search-documents.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -74,6 +78,8 @@ const ROUNDS = env('BENCH_ROUNDS', 2);
 const RATE = env('BENCH_RATE', 1000);
 /** The monthly credit limit of the budgeted key and its project: never reached in a run. */
 const BUDGET = 1_000_000_000_000;
+/** Documents in the local index that POST /search reads in the budgets' rounds on the real route. */
+const SEARCH_DOCS = env('BENCH_SEARCH_DOCS', 2_000);
 const CHARGES = env('BENCH_CHARGES', 20_000);
 const BASELINE_CHARGES = env('BENCH_BASELINE_CHARGES', 5_000);
 const ORGS = env('BENCH_ORGS', 50);
@@ -146,6 +152,7 @@ async function serve(mode: Mode, name: string, dataDir: string): Promise<void> {
   const budgetedKey = await bus.execute(
     new CreateKeyCommand(org.orgId, budgeted.projectId, 'budgeted', 'live', ['search'], null, ACTOR, BUDGET),
   );
+  await app.get(DocumentIndexWriter).upsert(searchDocuments(SEARCH_DOCS));
   const limits = planLimits('enterprise', { allowance: 1e12, rpmLive: 1e9, rpmTest: 1e9 });
   const { position } = await bus.execute(new ChangePlanCommand(org.orgId, 'enterprise', limits, ACTOR));
   await app.get(ProjectionRunner).waitFor(position, 30_000);
@@ -403,6 +410,8 @@ interface ModeResult {
   readonly budgets: {
     readonly saturation: { readonly plain: LoadResult; readonly budgeted: LoadResult };
     readonly fixedRate: { readonly plain: LoadResult; readonly budgeted: LoadResult };
+    /** POST /search itself, at saturation. */
+    readonly search: { readonly plain: LoadResult; readonly budgeted: LoadResult };
   } | null;
   readonly peakRssBytes: number;
   /** CreditsCharged events in the organization's stream at the end (null: the service did not answer). */
@@ -445,13 +454,13 @@ async function runMode(mode: Mode, log: (line: string) => void): Promise<ModeRes
         serverCpuMicros: (serverAfter - serverBefore) / answered,
         machineCpuMicros: (machineAfter - machineBefore) / answered,
       };
-      if (url === metered) {
+      if (url !== unmetered) {
         meteredOk += result.ok;
         meteredRuns += 1;
       }
       failed += result.failed;
       log(
-        `  ${mode} ${label.padEnd(10)} ${key === ready.budgetedKey ? 'budgeted ' : url.endsWith('/metered') ? 'metered  ' : 'unmetered'} ` +
+        `  ${mode} ${label.padEnd(10)} ${url === unmetered ? 'unmetered' : key === ready.budgetedKey ? 'budgeted ' : 'metered  '} ` +
           `${Math.round(result.requestsPerSecond).toString().padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  ` +
           `p99 ${result.p99.toFixed(2)} ms  CPU/request ${Math.round(result.serverCpuMicros)} µs service, ` +
           `${Math.round(result.machineCpuMicros)} µs machine` +
@@ -478,21 +487,28 @@ async function runMode(mode: Mode, log: (line: string) => void): Promise<ModeRes
     const fixedRate = await rounds(RATE);
     // What budgets cost: the metered route with the plain key against the budgeted key (services mode, where each
     // budget is leased as the allowance is).
-    const budgetRounds = async (rate?: number) => {
+    const budgetRounds = async (rate?: number, route = metered) => {
       const runs = { plain: [] as LoadResult[], budgeted: [] as LoadResult[] };
-      await run('warm-up', metered, WARMUP, rate, ready.budgetedKey);
+      await run('warm-up', route, WARMUP, rate, ready.key);
+      await run('warm-up', route, WARMUP, rate, ready.budgetedKey);
       for (let round = 0; round < ROUNDS; round++) {
         const order = round % 2 === 0 ? (['plain', 'budgeted'] as const) : (['budgeted', 'plain'] as const);
         for (const which of order) {
-          const label = rate ? `${rate}/s ${round + 1}` : `round ${round + 1}`;
+          const label = `${route === metered ? '' : '/search '}${rate ? `${rate}/s` : 'round'} ${round + 1}`;
           const key = which === 'budgeted' ? ready.budgetedKey : ready.key;
-          runs[which].push(await run(label, metered, DURATION, rate, key));
+          runs[which].push(await run(label, route, DURATION, rate, key));
         }
       }
       return { plain: combine(runs.plain), budgeted: combine(runs.budgeted) };
     };
     const budgets =
-      mode === 'services' ? { saturation: await budgetRounds(), fixedRate: await budgetRounds(RATE) } : null;
+      mode === 'services'
+        ? {
+            saturation: await budgetRounds(),
+            fixedRate: await budgetRounds(RATE),
+            search: await budgetRounds(undefined, `${ready.url}/search`),
+          }
+        : null;
     // Peak RSS from the kernel (the child may be too stuck to answer), the charge count from the child.
     const peak = (await procPeakRss(child.pid!)) ?? 0;
     child.send({ type: 'stats' });
@@ -881,6 +897,7 @@ function budgetFigures(r: ModeResult): Figure[] {
   return [
     figure(`p50 with key and project budgets, ${CONNECTIONS} connections`, r.budgets.saturation),
     figure(`p50 with key and project budgets at ${RATE} req/s`, r.budgets.fixedRate),
+    figure(`POST /search p50 with key and project budgets, ${CONNECTIONS} connections`, r.budgets.search),
   ];
 }
 
@@ -985,6 +1002,10 @@ async function main(): Promise<void> {
               fixedRate: {
                 plain: summary(result.budgets.fixedRate.plain),
                 budgeted: summary(result.budgets.fixedRate.budgeted),
+              },
+              search: {
+                plain: summary(result.budgets.search.plain),
+                budgeted: summary(result.budgets.search.budgeted),
               },
             },
           }
