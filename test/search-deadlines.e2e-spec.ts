@@ -3,6 +3,7 @@ import { PageServer, articlePage } from './support/page-server.js';
 import { QUEUE_DELAY_HEADER, QueueDelayModule } from './support/queue-delay.js';
 import { type Json, call, useTestApp } from './support/test-app.js';
 import { UpstreamServer } from './support/upstream-servers.js';
+import { SearchAdmission } from '../src/search/load/search-admission.js';
 
 /** Advanced depth's answer budget (src/search/read/read-plan.ts) and the allowance past it. */
 const ADVANCED_BUDGET_MS = 3000;
@@ -261,5 +262,65 @@ describe('POST /search past SEARCH_MAX_IN_FLIGHT', () => {
     ]);
     expect((again[0] as Json).status).toBe(200);
     expect(again[1].result.isError).toBeUndefined();
+  });
+});
+
+/**
+ * The bound adapts to the answers: searches answered more than 200 ms past their budget lower it (to three quarters, at most once per
+ * 1.5 s, never under twice the extraction threads or 4), answers on time raise it back toward SEARCH_MAX_IN_FLIGHT.
+ */
+describe('POST /search: the bound lowers while answers come late', () => {
+  let searxng: UpstreamServer;
+  let key: string;
+
+  beforeAll(async () => {
+    searxng = await UpstreamServer.searxng().start();
+  });
+  const app = useTestApp(() => ({
+    env: { SEARXNG_URL: searxng.url, UPSTREAM_TIMEOUT_MS: '10000', SEARCH_MAX_IN_FLIGHT: '8', EXTRACT_THREADS: '1' },
+    modules: [QueueDelayModule],
+  }));
+  beforeAll(async () => {
+    const org = await meteredOrganization(app, app.smtp, 'search-adaptive@a.test');
+    await changePlan(app, org.orgId, { plan: 'enterprise' });
+    key = (await org.key()).key;
+  });
+  afterAll(async () => {
+    await searxng?.stop();
+  });
+
+  const search = (query: string, queueMs = 0) =>
+    call(app.url, 'POST', '/search', {
+      body: { query },
+      token: key,
+      headers: queueMs > 0 ? { [QUEUE_DELAY_HEADER]: String(queueMs) } : {},
+    });
+
+  test('a late answer lowers it from 8 to 6: the seventh search at once is refused; answers on time raise it again', async () => {
+    const admission = app.app.get(SearchAdmission);
+    expect(admission.bound).toBe(8);
+    // Basic's budget is 1.5 s: queued 1.8 s, the search answers 503 (its budget went by before it could ask), late
+    // (past the budget + 200 ms).
+    const late = await search('danube depth late', 1800);
+    expect(late.status).toBe(503);
+    expect(admission.bound).toBe(6);
+    const metrics = await call(app.url, 'GET', '/metrics', { headers: { accept: 'text/plain' } });
+    expect(metrics.status).toBe(200);
+    expect(String(metrics.body)).toMatch(/^search_admission_limit 6$/m);
+    expect(String(metrics.body)).toMatch(/^search_admissions_total\{outcome="late"\} 1$/m);
+
+    searxng.delayMs = 800;
+    const held = Array.from({ length: 6 }, (_, i) => search(`danube depth held ${i}`));
+    const deadline = Date.now() + 10_000;
+    while (searxng.requests.length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const refused = await search('danube depth seventh');
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toMatch(/SEARCH_MAX_IN_FLIGHT/);
+    expect((await Promise.all(held)).map((a) => a.status)).toEqual(Array(6).fill(200));
+
+    // Six answers on time took it to just under 7; a few more and it is 7.
+    searxng.delayMs = 0;
+    for (let i = 0; i < 3; i++) expect((await search(`danube depth again ${i}`)).status).toBe(200);
+    expect(admission.bound).toBe(7);
   });
 });

@@ -149,7 +149,7 @@ export class McpToolCalls {
         return await this.research.outcome(context.key.orgId, submitted, body.include_usage === true, signal);
       }
       const tool = this.metered[operation];
-      // A search holds a place among the node's SEARCH_MAX_IN_FLIGHT, as POST /search does, or is refused at once.
+      // A search holds a place among the node's searches, as POST /search does, or is refused at once.
       const release = operation === 'search' ? this.searchAdmission.admit() : () => {};
       if (!release) {
         return refusal(
@@ -160,11 +160,16 @@ export class McpToolCalls {
           },
         );
       }
+      let status = 200;
       const response = await this.pipeline
         .execute({ ...call, spec: tool.spec, channel: 'mcp', route: `mcp tools/call ${operation}` }, (caller) =>
           tool.work(validated.dto, caller, call.requestId, context.arrivedAt),
         )
-        .finally(release);
+        .catch((error: unknown) => {
+          status = error instanceof HttpException ? error.getStatus() : 500;
+          throw error;
+        })
+        .finally(() => release({ status, arrivedAt: context.arrivedAt, depth: body.search_depth }));
       context.usageHeaders(position, response.headers);
       const result = response.body as Record<string, unknown>;
       return {

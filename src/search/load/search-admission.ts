@@ -2,11 +2,17 @@ import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { type ErrorBody, errorBody } from '../../http/error-body.js';
+import { METRICS_REGISTRY } from '../../observability/metrics.js';
+import { DEPTH_SETTINGS, type SearchDepth } from '../read/read-plan.js';
+import { AdaptiveLimit } from './adaptive-limit.js';
 import { OVERLOADED_RETRY_AFTER_SECONDS } from './search-overloaded.js';
 
 const arrivals = new WeakMap<FastifyRequest, number>();
+/** An answer counts as late past its depth's budget and this (issue 40's bound: the budget + 200 ms). */
+const LATE_AFTER_BUDGET_MS = 200;
 /** The routes whose searches are timed from the request's arrival: REST's, and MCP's search tool. */
 const SEARCH_ROUTES = new Set(['/search', '/mcp']);
 
@@ -15,43 +21,88 @@ export function searchArrival(request: FastifyRequest): number {
   return arrivals.get(request) ?? performance.now();
 }
 
+/** How a held search ended, as far as the node's load goes: answered (200 or a 5xx) in its budget or after it. */
+export interface SearchEnd {
+  /** The HTTP status it was answered (a tool call's: what REST would have answered). */
+  readonly status: number;
+  readonly arrivedAt: number;
+  /** Its search_depth, when the request said (basic otherwise). */
+  readonly depth: unknown;
+}
+
+/** Gives a held search's place back, saying how it ended (nothing: it says nothing of the load, as a 4xx). */
+export type SearchRelease = (end?: SearchEnd) => void;
+
 /**
  * Admission of searches on this node. It notes the arrival time of POST /search and POST /mcp (before the body is
- * parsed, the key looked up or anything billed), from which a search's budget is counted, and holds at most
- * SEARCH_MAX_IN_FLIGHT searches at once, queued or working: POST /search at its arrival, MCP's search tool when its
- * call is read. One more is refused at once (503 with Retry-After): a search that would queue past its budget is
- * better retried elsewhere or later than answered late.
+ * parsed, the key looked up or anything billed), from which a search's budget is counted, and holds a bounded number
+ * of searches at once, queued or working: POST /search at its arrival, MCP's search tool when its call is read. One
+ * more is refused at once (503 with Retry-After): a search that would queue past its budget is better retried
+ * elsewhere or later than answered late. The bound adapts (AdaptiveLimit) between SEARCH_MAX_IN_FLIGHT and a floor of
+ * twice the extraction threads (at least 4): searches answered more than 200 ms past their depth's budget lower it,
+ * answers on time raise it.
  */
 @Injectable()
 export class SearchAdmission implements OnModuleInit {
   private inFlight = 0;
+  private readonly limit: AdaptiveLimit;
+  private readonly ended: Counter<'outcome'>;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(METRICS_REGISTRY) registry: Registry,
+  ) {
+    const ceiling = config.searchMaxInFlight;
+    this.limit = new AdaptiveLimit(ceiling, Math.min(ceiling, Math.max(4, 2 * config.extractThreads)));
+    const limit = this.limit;
+    new Gauge({
+      name: 'search_admission_limit',
+      help: 'Searches this node holds at most now (adapts between the floor and SEARCH_MAX_IN_FLIGHT).',
+      registers: [registry],
+      collect() {
+        this.set(limit.current);
+      },
+    });
+    this.ended = new Counter({
+      name: 'search_admissions_total',
+      help: 'Searches asking this node for a place: refused (503 at once), answered on time or late, or other (4xx).',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+  }
 
   /** Searches held now (tests and metrics). */
   get held(): number {
     return this.inFlight;
   }
 
+  /** Searches that may be held now. */
+  get bound(): number {
+    return this.limit.current;
+  }
+
   /** Holds a place for one search: its release (call it once, when the search has answered), or null when full. */
-  admit(): (() => void) | null {
-    if (this.inFlight >= this.config.searchMaxInFlight) return null;
+  admit(): SearchRelease | null {
+    if (this.inFlight >= this.limit.current) {
+      this.ended.inc({ outcome: 'refused' });
+      return null;
+    }
     this.inFlight++;
     let released = false;
-    return () => {
+    return (end) => {
       if (released) return;
       released = true;
       this.inFlight--;
+      this.learn(end);
     };
   }
 
   /** Why a search was refused: the body of the 503. */
   refusal(): ErrorBody {
     return errorBody(
-      `This node is answering ${this.inFlight} searches, its most (SEARCH_MAX_IN_FLIGHT); retry shortly.`,
+      `This node is answering ${this.inFlight} searches, its most now (SEARCH_MAX_IN_FLIGHT, lowered while answers ` +
+        'come late); retry shortly.',
       { retry_after: OVERLOADED_RETRY_AFTER_SECONDS },
     );
   }
@@ -61,7 +112,8 @@ export class SearchAdmission implements OnModuleInit {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onRequest', (request, reply, done) => {
       if (request.method !== 'POST' || !SEARCH_ROUTES.has(request.routeOptions.url ?? '')) return done();
-      arrivals.set(request, performance.now());
+      const arrivedAt = performance.now();
+      arrivals.set(request, arrivedAt);
       if (request.routeOptions.url !== '/search') return done();
       const release = this.admit();
       if (!release) {
@@ -69,8 +121,35 @@ export class SearchAdmission implements OnModuleInit {
         return;
       }
       // 'close' comes once for every response: sent, failed or abandoned by the client.
-      reply.raw.once('close', release);
+      reply.raw.once('close', () =>
+        release({
+          status: reply.raw.writableFinished ? reply.statusCode : 499,
+          arrivedAt,
+          depth: (request.body as { search_depth?: unknown } | undefined)?.search_depth,
+        }),
+      );
       done();
     });
   }
+
+  private learn(end: SearchEnd | undefined): void {
+    // A 4xx (a bad body, a key refused, a limit reached) or an abandoned request says nothing of the node's load.
+    if (!end || (end.status !== 200 && end.status < 500)) {
+      this.ended.inc({ outcome: 'other' });
+      return;
+    }
+    const now = performance.now();
+    if (now - end.arrivedAt > answerBudgetOf(end.depth) + LATE_AFTER_BUDGET_MS) {
+      this.ended.inc({ outcome: 'late' });
+      this.limit.late(now);
+    } else {
+      this.ended.inc({ outcome: 'on_time' });
+      this.limit.onTime();
+    }
+  }
+}
+
+function answerBudgetOf(depth: unknown): number {
+  const settings = DEPTH_SETTINGS[(typeof depth === 'string' ? depth : 'basic') as SearchDepth];
+  return (settings ?? DEPTH_SETTINGS.basic).answerBudgetMs;
 }

@@ -1,0 +1,40 @@
+import { AdaptiveLimit } from './adaptive-limit.js';
+
+describe('AdaptiveLimit', () => {
+  test('starts at the ceiling; a late answer lowers it to three quarters, once per cooldown', () => {
+    const limit = new AdaptiveLimit(64, 4);
+    expect(limit.current).toBe(64);
+    limit.late(10_000);
+    expect(limit.current).toBe(48);
+    // The searches admitted before the decrease are still late for the same reason: no second decrease yet.
+    limit.late(10_500);
+    limit.late(11_400);
+    expect(limit.current).toBe(48);
+    limit.late(11_600);
+    expect(limit.current).toBe(36);
+  });
+
+  test('never below the floor, never above the ceiling', () => {
+    const limit = new AdaptiveLimit(16, 6);
+    for (let i = 0; i < 20; i++) limit.late(i * 2_000);
+    expect(limit.current).toBe(6);
+    for (let i = 0; i < 10_000; i++) limit.onTime();
+    expect(limit.current).toBe(16);
+  });
+
+  test('answers on time raise it by one for each limit-worth of them', () => {
+    const limit = new AdaptiveLimit(64, 4);
+    limit.late(0);
+    expect(limit.current).toBe(48);
+    for (let i = 0; i < 48; i++) limit.onTime();
+    expect(limit.current).toBe(48);
+    limit.onTime();
+    expect(limit.current).toBe(49);
+  });
+
+  test('a ceiling at or under the floor stays where it is', () => {
+    const limit = new AdaptiveLimit(2, 2);
+    limit.late(0);
+    expect(limit.current).toBe(2);
+  });
+});

@@ -1,0 +1,43 @@
+/** A late answer lowers the limit to this share of itself. */
+const DECREASE = 0.75;
+/**
+ * After a decrease, late answers do not lower the limit again for this long: the searches admitted before it are still
+ * finishing, late for the same reason (as long as the longest answer budget, advanced's 3 s, would be too slow to
+ * react; one basic budget is enough to see the effect of the last change start).
+ */
+const DECREASE_COOLDOWN_MS = 1_500;
+
+/**
+ * How many searches a node holds at once, learnt from whether they answer within their budget (additive increase,
+ * multiplicative decrease, as TCP's congestion window): an answer on time raises the limit by 1/limit (by one for
+ * each limit's worth of answers on time), a late one lowers it to three quarters, at most once per cooldown. It
+ * stays between `floor` and `ceiling` (SEARCH_MAX_IN_FLIGHT). A node that answers late because it is short of CPU
+ * admits fewer searches, so the ones it admits answer in time and the others are refused at once.
+ */
+export class AdaptiveLimit {
+  private value: number;
+  private lastDecreaseAt = -Infinity;
+
+  constructor(
+    private readonly ceiling: number,
+    private readonly floor: number,
+  ) {
+    this.value = ceiling;
+  }
+
+  /** Searches that may be held now. */
+  get current(): number {
+    return Math.floor(this.value);
+  }
+
+  onTime(): void {
+    this.value = Math.min(this.ceiling, this.value + 1 / Math.max(1, this.value));
+  }
+
+  /** `now`: performance.now(). */
+  late(now: number): void {
+    if (now - this.lastDecreaseAt < DECREASE_COOLDOWN_MS) return;
+    this.lastDecreaseAt = now;
+    this.value = Math.max(this.floor, this.value * DECREASE);
+  }
+}
