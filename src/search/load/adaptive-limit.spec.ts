@@ -1,22 +1,33 @@
 import { AdaptiveLimit } from './adaptive-limit.js';
 
 describe('AdaptiveLimit', () => {
-  test('starts at the ceiling; a late answer lowers it to three quarters, once per cooldown', () => {
+  test('starts at the ceiling; a second late answer lowers it to three quarters, once per cooldown', () => {
     const limit = new AdaptiveLimit(64, 4);
     expect(limit.current).toBe(64);
     limit.late(10_000);
+    expect(limit.current).toBe(64);
+    limit.late(10_100);
     expect(limit.current).toBe(48);
     // The searches admitted before the decrease are still late for the same reason: no second decrease yet.
     limit.late(10_500);
-    limit.late(11_400);
+    limit.late(11_500);
     expect(limit.current).toBe(48);
-    limit.late(11_600);
+    limit.late(11_700);
     expect(limit.current).toBe(36);
+  });
+
+  test('one late answer among the last 20 is not the load: no decrease', () => {
+    const limit = new AdaptiveLimit(64, 4);
+    for (let i = 0; i < 5; i++) {
+      limit.late(i * 10_000);
+      for (let j = 0; j < 19; j++) limit.onTime();
+    }
+    expect(limit.current).toBe(64);
   });
 
   test('never below the floor, never above the ceiling', () => {
     const limit = new AdaptiveLimit(16, 6);
-    for (let i = 0; i < 20; i++) limit.late(i * 2_000);
+    for (let i = 0; i < 40; i++) limit.late(i * 2_000);
     expect(limit.current).toBe(6);
     for (let i = 0; i < 10_000; i++) limit.onTime();
     expect(limit.current).toBe(16);
@@ -24,6 +35,7 @@ describe('AdaptiveLimit', () => {
 
   test('answers on time raise it by one for each limit-worth of them', () => {
     const limit = new AdaptiveLimit(64, 4);
+    limit.late(0);
     limit.late(0);
     expect(limit.current).toBe(48);
     for (let i = 0; i < 48; i++) limit.onTime();
@@ -34,6 +46,7 @@ describe('AdaptiveLimit', () => {
 
   test('a ceiling at or under the floor stays where it is', () => {
     const limit = new AdaptiveLimit(2, 2);
+    limit.late(0);
     limit.late(0);
     expect(limit.current).toBe(2);
   });

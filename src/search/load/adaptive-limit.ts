@@ -2,21 +2,28 @@
 const DECREASE = 0.75;
 /**
  * After a decrease, late answers do not lower the limit again for this long: the searches admitted before it are still
- * finishing, late for the same reason (as long as the longest answer budget, advanced's 3 s, would be too slow to
- * react; one basic budget is enough to see the effect of the last change start).
+ * finishing, late for the same reason (one basic budget is enough to see the effect of the last change start).
  */
 const DECREASE_COOLDOWN_MS = 1_500;
+/** The answers looked at: a decrease needs at least LATE_TO_DECREASE late ones among the last this many. */
+const WINDOW = 20;
+/** One late answer alone (a pause of the collector, one slow page) is not the node's load. */
+const LATE_TO_DECREASE = 2;
 
 /**
  * How many searches a node holds at once, learnt from whether they answer within their budget (additive increase,
  * multiplicative decrease, as TCP's congestion window): an answer on time raises the limit by 1/limit (by one for
- * each limit's worth of answers on time), a late one lowers it to three quarters, at most once per cooldown. It
- * stays between `floor` and `ceiling` (SEARCH_MAX_IN_FLIGHT). A node that answers late because it is short of CPU
- * admits fewer searches, so the ones it admits answer in time and the others are refused at once.
+ * each limit's worth of answers on time); a late one, with another among the last 20 answers, lowers it to three
+ * quarters, at most once per cooldown. It stays between `floor` and `ceiling` (SEARCH_MAX_IN_FLIGHT). A node that
+ * answers late because it is short of CPU admits fewer searches, so the ones it admits answer in time and the others
+ * are refused at once.
  */
 export class AdaptiveLimit {
   private value: number;
   private lastDecreaseAt = -Infinity;
+  /** The last WINDOW answers, true for a late one (a ring). */
+  private readonly recent: boolean[] = [];
+  private next = 0;
 
   constructor(
     private readonly ceiling: number,
@@ -31,13 +38,21 @@ export class AdaptiveLimit {
   }
 
   onTime(): void {
+    this.remember(false);
     this.value = Math.min(this.ceiling, this.value + 1 / Math.max(1, this.value));
   }
 
   /** `now`: performance.now(). */
   late(now: number): void {
+    this.remember(true);
+    if (this.recent.filter(Boolean).length < LATE_TO_DECREASE) return;
     if (now - this.lastDecreaseAt < DECREASE_COOLDOWN_MS) return;
     this.lastDecreaseAt = now;
     this.value = Math.max(this.floor, this.value * DECREASE);
+  }
+
+  private remember(late: boolean): void {
+    this.recent[this.next] = late;
+    this.next = (this.next + 1) % WINDOW;
   }
 }

@@ -21,7 +21,7 @@ export function searchArrival(request: FastifyRequest): number {
   return arrivals.get(request) ?? performance.now();
 }
 
-/** How a held search ended, as far as the node's load goes: answered (200 or a 5xx) in its budget or after it. */
+/** How a held search ended, as far as the node's load goes: answered (200) in its budget or after it, or not. */
 export interface SearchEnd {
   /** The HTTP status it was answered (a tool call's: what REST would have answered). */
   readonly status: number;
@@ -39,8 +39,8 @@ export type SearchRelease = (end?: SearchEnd) => void;
  * of searches at once, queued or working: POST /search at its arrival, MCP's search tool when its call is read. One
  * more is refused at once (503 with Retry-After): a search that would queue past its budget is better retried
  * elsewhere or later than answered late. The bound adapts (AdaptiveLimit) between SEARCH_MAX_IN_FLIGHT and a floor of
- * twice the extraction threads (at least 4): searches answered more than 200 ms past their depth's budget lower it,
- * answers on time raise it.
+ * twice the extraction threads (at least 4): searches answered more than 200 ms past their depth's budget lower it
+ * (two among the last 20 answers), answers on time raise it.
  */
 @Injectable()
 export class SearchAdmission implements OnModuleInit {
@@ -133,8 +133,9 @@ export class SearchAdmission implements OnModuleInit {
   }
 
   private learn(end: SearchEnd | undefined): void {
-    // A 4xx (a bad body, a key refused, a limit reached) or an abandoned request says nothing of the node's load.
-    if (!end || (end.status !== 200 && end.status < 500)) {
+    // Only answers tell how the node keeps its budgets: a refusal (4xx), a failure (a dependency gone, a provider's
+    // error) or an abandoned request says nothing of its load.
+    if (!end || end.status !== 200) {
       this.ended.inc({ outcome: 'other' });
       return;
     }
