@@ -5,6 +5,7 @@ import type { RedisClusterClient } from '../src/redis/redis-client.js';
 import { changePlan, chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { MeteredTestRoutesModule } from './support/metered-test-routes.js';
 import { operatorCli } from './support/operator-cli.js';
+import { AppProcess, stopAllAppProcesses } from './support/app-process.js';
 import { PrivateRedisCluster } from './support/private-redis-cluster.js';
 import { SmtpSink } from './support/smtp-sink.js';
 import { type Json, type TestApp, call, dropSchema, startTestApp } from './support/test-app.js';
@@ -59,6 +60,7 @@ describe('on a Redis Cluster', () => {
     nodeB = await startTestApp({ ...options, schema: nodeA.schema });
   }, 60_000);
   afterAll(async () => {
+    await stopAllAppProcesses();
     await nodeB?.close();
     await nodeA?.close();
     await smtp?.stop();
@@ -125,6 +127,28 @@ describe('on a Redis Cluster', () => {
     const refused = await call(nodeB.url, 'POST', '/test/search', { token: created.key, body: { query: 'x' } });
     expect(refused.status).toBe(401);
   });
+
+  test('two app processes on the cluster: 50 concurrent searches with 10 credits left charge exactly 10', async () => {
+    const org = await meteredOrganization(nodeA, smtp, 'processes@cluster.test');
+    const key = (await org.key()).key;
+    await changePlan(nodeA, org.orgId, { allowance: 10, rpmLive: 100_000 });
+    const env = { ...cliEnv(), RUN_PROJECTIONS: 'false' };
+    const processes = await Promise.all([
+      AppProcess.start({ name: 'cluster-a', env }),
+      AppProcess.start({ name: 'cluster-b', env }),
+    ]);
+    try {
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          call(processes[i % 2]!.url, 'POST', '/search', { token: key, body: { query: `p${i}` }, timeoutMs: 20_000 }),
+        ),
+      );
+      expect(countStatuses(responses)).toEqual({ 200: 10, 402: 40 });
+      expect(await expectOneChargePerSuccess(nodeA, org.orgId, responses)).toBe(10);
+    } finally {
+      await Promise.all(processes.map((p) => p.stop()));
+    }
+  }, 240_000);
 
   test('`ledger verify` agrees with the counters on the cluster', async () => {
     await expectLedgerVerified();

@@ -1,7 +1,11 @@
 import type { Logger } from '@nestjs/common';
 import { hashTagOf, keyBesides } from '../../redis/hash-tags.js';
 import type { RedisClient } from '../../redis/redis.module.js';
+import { onRedisReady } from '../../redis/redis-events.js';
 import { LeaseSteps } from './lease-steps.js';
+
+/** Past this many queues, those with nothing pending are let go (their answered receipts expire in Redis). */
+const MAX_IDLE_QUEUES = 1_000;
 
 /**
  * The lease steps of a node, one queue per hash tag. A script may touch the keys of one slot only on a Redis Cluster,
@@ -17,7 +21,11 @@ export class LeaseStepsBySlot {
     /** The key of a batch's receipt. */
     private readonly receiptKey: (batchId: string) => string,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    onRedisReady(redis, () => {
+      for (const queue of this.queues.values()) queue.redisReady();
+    });
+  }
 
   /** Queues one step (keys[0] names its slot); resolves with what the script answered for it. */
   enqueue(code: 's' | 'g' | 'r', keys: string[], args: string[]): Promise<number> {
@@ -44,10 +52,15 @@ export class LeaseStepsBySlot {
     const tag = hashTagOf(key) ?? '';
     let queue = this.queues.get(tag);
     if (!queue) {
+      if (this.queues.size >= MAX_IDLE_QUEUES) this.letIdleQueuesGo();
       queue = new LeaseSteps(this.redis, (batchId) => keyBesides(this.receiptKey(batchId), key), this.logger);
       if (this.stopped) queue.stop();
       this.queues.set(tag, queue);
     }
     return queue;
+  }
+
+  private letIdleQueuesGo(): void {
+    for (const [tag, queue] of this.queues) if (!queue.pending()) this.queues.delete(tag);
   }
 }
