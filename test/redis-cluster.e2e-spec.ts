@@ -154,6 +154,45 @@ describe('on a Redis Cluster', () => {
     await expectLedgerVerified();
   });
 
+  test('a frozen master (SIGSTOP): calls answer 503 at once instead of waiting on it; after it thaws, 200 again', async () => {
+    const watched = await startTestApp({
+      schema: nodeA.schema,
+      redisClusterNodes: cluster.seedNodes,
+      env: { SMTP_URL: smtp.url, REDIS_STALL_TIMEOUT_MS: '500', RUN_PROJECTIONS: 'false' },
+      modules: [MeteredTestRoutesModule],
+    });
+    try {
+      const org = await meteredOrganization(nodeA, smtp, 'frozen@cluster.test');
+      const key = (await org.key()).key;
+      const search = () =>
+        call(watched.url, 'POST', '/test/search', { token: key, body: { query: 'z' }, timeoutMs: 30_000 });
+      const before = await search();
+      expect(before.status).toBe(200);
+      const redis = watched.app.get<RedisClusterClient>(REDIS);
+      const master = redis.slots[calculateSlotModule.default(`{${org.orgId}}`)]!.master.port;
+      cluster.freeze(master);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const during: Json[] = [];
+      for (let i = 0; i < 3; i++) {
+        const startedAt = Date.now();
+        during.push(await search());
+        expect(Date.now() - startedAt).toBeLessThan(2_000);
+      }
+      expect(during.map((r) => r.status)).toEqual([503, 503, 503]);
+      cluster.thaw(master);
+      await cluster.waitUntilOk(30_000);
+      let after = await search();
+      for (let i = 0; after.status !== 200 && i < 50; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        after = await search();
+      }
+      expect(after.status).toBe(200);
+      await expectOneChargePerSuccess(nodeA, org.orgId, [before, ...during, after]);
+    } finally {
+      await watched.close();
+    }
+  }, 90_000);
+
   test('a master killed mid-load: its replica takes over, no charge is lost or doubled, `ledger verify` passes', async () => {
     const org = await meteredOrganization(nodeA, smtp, 'failover@cluster.test');
     const key = (await org.key()).key;

@@ -25,6 +25,12 @@ export function redisClientOptions(url: string, commandTimeoutMs: number) {
 }
 
 /**
+ * How long the cluster client tries to reconnect to a lost node before it reads the topology again (its replica may
+ * have taken its place); node-redis waits 5 s by default, which keeps a failed-over slot answering 503 that long.
+ */
+const TOPOLOGY_REFRESH_MS = 1_000;
+
+/**
  * The cluster client: each node's connection behaves as the single one does (see redisClientOptions); the seed nodes
  * only find the topology, which the client follows on MOVED and ASK and reads again when a node stops answering (its
  * replica takes over).
@@ -35,5 +41,6 @@ export function redisClusterOptions(nodeUrls: readonly string[], commandTimeoutM
     rootNodes: nodeUrls.map((url) => ({ url })),
     defaults: { socket },
     commandOptions,
+    topologyRefreshOnReconnectionAttemptStrategy: TOPOLOGY_REFRESH_MS,
   } satisfies RedisClusterOptions;
 }

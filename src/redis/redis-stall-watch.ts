@@ -20,7 +20,8 @@ export class RedisNotAnsweringError extends DependencyNotAnsweringError {
  * refused (503) before it sends anything, rather than joining the wait. Nothing already sent is given up: a command
  * whose answer is lost may still run in Redis (a frozen server reads it when it thaws), so the calls that sent one
  * wait for it, and the counters stay exact. On a Redis Cluster the watch keeps one PING in flight on the connection to
- * each master, and a stall of any of them refuses calls (which master a call needs is not known before it runs).
+ * each master, and a stall of any of them refuses calls (which master a call needs is not known before it runs) until
+ * it answers, or a failover has put its replica in its place.
  */
 export class RedisStallWatch {
   private readonly timer: NodeJS.Timeout;
@@ -80,7 +81,10 @@ export class RedisStallWatch {
       this.logger.warn(`Redis has not answered for ${waited} ms on an open connection: metered calls answer 503`);
     }
     // Offline, commands wait for the connection (at most REDIS_COMMAND_TIMEOUT_MS) and are not sent: no PING then.
-    for (const target of pingTargets(this.client)) {
+    const targets = pingTargets(this.client);
+    // A node that is no longer a master (a failover took its place) gets no command: its stall refuses nothing.
+    for (const target of this.pings.keys()) if (!targets.includes(target)) this.pings.delete(target);
+    for (const target of targets) {
       if (this.pings.has(target) || !target.isReady) continue;
       const ping = { sentAt: Date.now() };
       this.pings.set(target, ping);

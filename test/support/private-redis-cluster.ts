@@ -40,6 +40,7 @@ async function clusterPort(taken: Set<number>): Promise<number> {
 interface ClusterNode {
   readonly port: number;
   child: ChildProcess | undefined;
+  frozen: boolean;
 }
 
 /**
@@ -57,7 +58,7 @@ export class PrivateRedisCluster {
     const dir = await mkdtemp(join(tmpdir(), 'redis-cluster-'));
     const taken = new Set<number>();
     const nodes: ClusterNode[] = [];
-    for (let i = 0; i < 6; i++) nodes.push({ port: await clusterPort(taken), child: undefined });
+    for (let i = 0; i < 6; i++) nodes.push({ port: await clusterPort(taken), child: undefined, frozen: false });
     const cluster = new PrivateRedisCluster(dir, nodes);
     try {
       await Promise.all(nodes.map((node) => cluster.spawnNode(node, options.nodeTimeoutMs ?? 1000)));
@@ -84,13 +85,27 @@ export class PrivateRedisCluster {
 
   /** The ports of the nodes that are masters now (as the first running node sees it). */
   async masterPorts(): Promise<number[]> {
-    const answering = this.nodes.find((node) => node.child)!;
-    const { stdout } = await run(REDIS_CLI, ['-p', String(answering.port), 'cluster', 'nodes']);
+    const answering = this.answering()[0]!;
+    const { stdout } = await run(REDIS_CLI, ['-p', String(answering.port), 'cluster', 'nodes'], { timeout: 2_000 });
     return stdout
       .split('\n')
       .filter((line) => / master /.test(line) || /,master /.test(line))
       .filter((line) => !/fail/.test(line.split(' ')[2] ?? ''))
       .map((line) => Number(/:(\d+)@/.exec(line)![1]));
+  }
+
+  /** SIGSTOP of the node on `port`: it freezes with its connections open (the cluster fails it over). */
+  freeze(port: number): void {
+    const node = this.nodes.find((n) => n.port === port)!;
+    node.frozen = true;
+    node.child?.kill('SIGSTOP');
+  }
+
+  /** SIGCONT: the frozen node reads what was sent meanwhile, and rejoins (as a replica once failed over). */
+  thaw(port: number): void {
+    const node = this.nodes.find((n) => n.port === port)!;
+    node.frozen = false;
+    node.child?.kill('SIGCONT');
   }
 
   /** SIGKILL of the node on `port`: it dies at once, with its data. Resolves once the process is gone. */
@@ -101,28 +116,27 @@ export class PrivateRedisCluster {
     node.child = undefined;
     const exited = once(child, 'exit');
     child.kill('SIGKILL');
+    if (node.frozen) child.kill('SIGCONT');
     await exited;
   }
 
   /**
-   * Resolves once every running node says cluster_state:ok and three masters, all running (after a kill: once a
-   * replica has taken the killed master's place).
+   * Resolves once every answering node (running, not frozen) says cluster_state:ok and three masters, all answering
+   * (after a kill or a freeze: once a replica has taken that master's place).
    */
   async waitUntilOk(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const states = await Promise.all(
-        this.nodes
-          .filter((node) => node.child)
-          .map((node) =>
-            run(REDIS_CLI, ['-p', String(node.port), 'cluster', 'info']).then(
-              ({ stdout }) => stdout,
-              () => '',
-            ),
+        this.answering().map((node) =>
+          run(REDIS_CLI, ['-p', String(node.port), 'cluster', 'info'], { timeout: 2_000 }).then(
+            ({ stdout }) => stdout,
+            () => '',
           ),
+        ),
       );
       const ok = states.every((info) => info.includes('cluster_state:ok'));
-      const running = new Set(this.nodes.filter((node) => node.child).map((node) => node.port));
+      const running = new Set(this.answering().map((node) => node.port));
       const masters = ok ? await this.masterPorts() : [];
       if (masters.length === 3 && masters.every((port) => running.has(port))) return;
       if (Date.now() > deadline) throw new Error(`the Redis Cluster is not ok after ${timeoutMs} ms: ${states[0]}`);
@@ -133,6 +147,10 @@ export class PrivateRedisCluster {
   async stop(): Promise<void> {
     await Promise.all(this.nodes.map((node) => this.kill(node.port)));
     await rm(this.dir, { recursive: true, force: true });
+  }
+
+  private answering(): ClusterNode[] {
+    return this.nodes.filter((node) => node.child && !node.frozen);
   }
 
   private async spawnNode(node: ClusterNode, nodeTimeoutMs: number): Promise<void> {
