@@ -5,6 +5,8 @@ import type { RedisClusterClient } from '../src/redis/redis-client.js';
 import { changePlan, chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { MeteredTestRoutesModule } from './support/metered-test-routes.js';
 import { operatorCli } from './support/operator-cli.js';
+import { eventually } from './support/eventually.js';
+import { scanKeys } from '../src/redis/cluster-nodes.js';
 import { AppProcess, stopAllAppProcesses } from './support/app-process.js';
 import { PrivateRedisCluster } from './support/private-redis-cluster.js';
 import { SmtpSink } from './support/smtp-sink.js';
@@ -145,6 +147,15 @@ describe('on a Redis Cluster', () => {
       );
       expect(countStatuses(responses)).toEqual({ 200: 10, 402: 40 });
       expect(await expectOneChargePerSuccess(nodeA, org.orgId, responses)).toBe(10);
+
+      // Each process noted its leases in its journal of the organization's slot; one of them killed (SIGKILL), the
+      // other nodes' sweep finds its journal on the cluster and settles it from the ledger.
+      const redis = nodeA.app.get<RedisClusterClient>(REDIS);
+      const journals = () => scanKeys(redis, `${nodeA.config.redisPrefix}inflight:*:{${org.orgId}}`);
+      expect((await journals()).length).toBe(2);
+      await processes[0]!.kill();
+      await eventually("the killed process's journal settled", journals, (left) => left.length === 1, 30_000);
+      await expectLedgerVerified();
     } finally {
       await Promise.all(processes.map((p) => p.stop()));
     }
