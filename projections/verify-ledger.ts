@@ -11,6 +11,8 @@ import {
   isAtOrAfter,
 } from '../src/event-store/event-store.port.js';
 import type { RedisClient } from '../src/redis/redis.module.js';
+import { getMany } from '../src/redis/cluster-nodes.js';
+import type { RedisKeyspace } from '../src/redis/redis-keyspace.js';
 import { counterKeys } from '../src/metering/counter-keys.js';
 import type { CreditsCharged } from '../src/metering/events/credits-charged.event.js';
 import { formatScaled, toScaled } from '../src/metering/ledger/decimal.js';
@@ -67,6 +69,8 @@ export interface VerifyLedgerOptions {
   /** Compare the hot-path counters too (when REDIS_URL is set). */
   readonly redis?: RedisClient | null;
   readonly redisPrefix?: string;
+  /** Redis is a cluster (REDIS_CLUSTER_NODES): the counters' names carry their organization's hash tag. */
+  readonly redisCluster?: boolean;
   readonly pageSize?: number;
   readonly onProgress?: (eventsRead: number) => void;
 }
@@ -167,24 +171,24 @@ class ExpectedCounters {
   /** Credits per budget counter: a key's (of its environment), a project's (live). */
   readonly spend = new Map<string, bigint>();
 
-  constructor(private readonly prefix: string) {}
+  constructor(private readonly space: RedisKeyspace) {}
 
   add(event: RecordedEvent): void {
     const d = event.data as unknown as Partial<CreditsCharged['data']>;
     const org = uuid(d.org_id);
     const month = String(d.billing_month);
-    const quotaKey = counterKeys.quota(this.prefix, org, month);
+    const quotaKey = counterKeys.quota(this.space, org, month);
     const live = d.key_environment === 'live' ? (toScaled(d.credits) ?? 0n) : 0n;
     this.quota.set(quotaKey, (this.quota.get(quotaKey) ?? 0n) + live);
-    const keySpend = counterKeys.keySpend(this.prefix, uuid(d.key_id), month);
+    const keySpend = counterKeys.keySpend(this.space, org, uuid(d.key_id), month);
     this.spend.set(keySpend, (this.spend.get(keySpend) ?? 0n) + (toScaled(d.credits) ?? 0n));
-    const projectSpend = counterKeys.projectSpend(this.prefix, uuid(d.project_id), month);
+    const projectSpend = counterKeys.projectSpend(this.space, org, uuid(d.project_id), month);
     if (d.key_environment === 'live') {
       this.spend.set(projectSpend, (this.spend.get(projectSpend) ?? 0n) + live);
     }
     const units = d.pricing?.units;
     if (units) {
-      const key = counterKeys.units(this.prefix, org, month, String(d.key_environment), units.price_class);
+      const key = counterKeys.units(this.space, org, month, String(d.key_environment), units.price_class);
       this.units.set(key, (this.units.get(key) ?? 0n) + (toScaled(units.count) ?? 0n));
     }
   }
@@ -307,7 +311,7 @@ async function compareCounters(
   let existing = 0;
   for (let i = 0; i < keys.length; i += 500) {
     const chunk = keys.slice(i, i + 500);
-    const values = await redis.mGet(chunk);
+    const values = await getMany(redis, chunk);
     chunk.forEach((key, j) => {
       const raw = values[j];
       if (raw === null || raw === undefined) return;
@@ -341,7 +345,9 @@ export async function verifyLedger(
   const pageSize = options.pageSize ?? 1000;
   const actual = await readModels(db, checkpointName);
   const expected = new Expected();
-  const counters = options.redis ? new ExpectedCounters(options.redisPrefix ?? '') : undefined;
+  const counters = options.redis
+    ? new ExpectedCounters({ prefix: options.redisPrefix ?? '', cluster: options.redisCluster ?? false })
+    : undefined;
   // A first pass for the statements: where a charge is booked depends on its month's statement, issued after it.
   const issued = new IssuedStatements();
   for (let from: From = START; ;) {

@@ -3,6 +3,7 @@ import { Database } from '../src/database/database.js';
 import { EVENT_STORE, type EventStore } from '../src/event-store/event-store.port.js';
 import { CHARGED_TOTALS, type ChargedTotals } from '../src/metering/charged-totals.port.js';
 import { billingMonth, counterKeys } from '../src/metering/counter-keys.js';
+import { redisKeyspace } from '../src/redis/redis-keyspace.js';
 import { REDIS, type RedisClient } from '../src/redis/redis.module.js';
 import { eventually } from './support/eventually.js';
 import { changePlan, chargesOf, meteredOrganization } from './support/metering-fixture.js';
@@ -220,7 +221,7 @@ describe('budgets across two nodes (services mode: one database, one Redis)', ()
     expect((await chargesOf(first, org.orgId)).length).toBe(10);
     // Every counter, the budgets' included, holds what the ledger says (once the settlements have run).
     const redis = first.app.get<RedisClient>(REDIS);
-    const spendKey = counterKeys.keySpend(first.config.redisPrefix, key.id, billingMonth(new Date()));
+    const spendKey = counterKeys.keySpend(redisKeyspace(first.config), org.orgId, key.id, billingMonth(new Date()));
     await eventually(
       'the key budget counter settled',
       () => redis.get(spendKey),
@@ -229,6 +230,7 @@ describe('budgets across two nodes (services mode: one database, one Redis)', ()
     const report = await verifyLedger(first.app.get(Database), first.app.get<EventStore>(EVENT_STORE), {
       redis,
       redisPrefix: first.config.redisPrefix,
+      redisCluster: first.config.redisClusterNodes.length > 0,
     });
     expect(report.differences).toEqual([]);
     expect(report.ok).toBe(true);

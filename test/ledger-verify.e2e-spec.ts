@@ -7,6 +7,7 @@ import { type LedgerVerifyReport, verifyLedger } from '../projections/verify-led
 import { Database } from '../src/database/database.js';
 import { PostgresEventStore } from '../src/event-store/postgres/postgres-event-store.js';
 import { counterKeys } from '../src/metering/counter-keys.js';
+import { redisKeyspace } from '../src/redis/redis-keyspace.js';
 import { REDIS, type RedisClient } from '../src/redis/redis.module.js';
 import {
   BIG_COUNT,
@@ -51,8 +52,8 @@ describe('finance and audit: usage, the ledger, its CSV export and `ledger verif
     beforeAll(() => {
       db = app.app.get(Database);
       redis = app.app.get<RedisClient>(REDIS);
-      quotaKey = counterKeys.quota(app.config.redisPrefix, owner.orgId, MONTH);
-      unitsKey = counterKeys.units(app.config.redisPrefix, owner.orgId, MONTH, 'live', 'extract:basic');
+      quotaKey = counterKeys.quota(redisKeyspace(app.config), owner.orgId, MONTH);
+      unitsKey = counterKeys.units(redisKeyspace(app.config), owner.orgId, MONTH, 'live', 'extract:basic');
     });
 
     test('healthy: every table and the existing counters match the events', async () => {
@@ -190,17 +191,17 @@ describe('ledger verify: events the projection has not reached yet', () => {
     expect(none).toMatchObject({ ok: true, checkpoint: 'start', charges: 0, credits: '0', notYetProjected: 3 });
 
     await replayInto(database.db, store, { schema: database.schema, ...options, until: first });
-    await redis.set(counterKeys.quota(prefix, org, '2031-06'), '7');
+    await redis.set(counterKeys.quota({ prefix, cluster: false }, org, '2031-06'), '7');
     const partly = await verifyLedger(database.db, store, { redis, redisPrefix: prefix });
     expect(partly).toMatchObject({ ok: true, charges: 2, credits: '3', notYetProjected: 1, countersCompared: 1 });
     expect(partly.checkpoint).toBe(`${first.commit}/${first.prepare}`);
 
-    await redis.set(counterKeys.quota(prefix, org, '2031-06'), '3');
+    await redis.set(counterKeys.quota({ prefix, cluster: false }, org, '2031-06'), '3');
     const behind = await verifyLedger(database.db, store, { redis, redisPrefix: prefix });
     expect(behind.differences).toEqual([
       {
         source: 'redis:quota',
-        key: counterKeys.quota(prefix, org, '2031-06'),
+        key: counterKeys.quota({ prefix, cluster: false }, org, '2031-06'),
         field: 'value',
         expected: '7',
         actual: '3',

@@ -4,6 +4,7 @@ import { verifyReadModels } from '../projections/verify.js';
 import { Database } from '../src/database/database.js';
 import { EVENT_STORE, type EventStore, START } from '../src/event-store/event-store.port.js';
 import { counterKeys } from '../src/metering/counter-keys.js';
+import { redisKeyspace } from '../src/redis/redis-keyspace.js';
 import { CREDIT_COUNTERS, type CreditCounters } from '../src/metering/counters/credit-counters.js';
 import { verifyLedger } from '../projections/verify-ledger.js';
 import { REDIS, type RedisClient } from '../src/redis/redis.module.js';
@@ -78,7 +79,7 @@ describe('hundreds of parallel calls through two nodes sharing PostgreSQL and Re
     const month = new Date().toISOString().slice(0, 7);
     const counter = await nodeB.app
       .get<CreditCounters>(CREDIT_COUNTERS)
-      .read(counterKeys.quota(nodeB.config.redisPrefix, org.orgId, month), async () => -1);
+      .read(counterKeys.quota(redisKeyspace(nodeB.config), org.orgId, month), async () => -1);
     expect(counter).toBe(total);
 
     const store = nodeA.app.get<EventStore>(EVENT_STORE);

@@ -46,8 +46,9 @@ const verify: CliCommand = {
       let report;
       try {
         report = await verifyLedger(ctx.db, ctx.store, {
-          redis: ctx.config.redisUrl ? ctx.app.get<RedisClient | null>(REDIS) : null,
+          redis: ctx.app.get<RedisClient | null>(REDIS),
           redisPrefix: ctx.config.redisPrefix,
+          redisCluster: ctx.config.redisClusterNodes.length > 0,
           onProgress: (n) => progress.update(n),
         });
       } finally {

@@ -32,6 +32,18 @@ describe('loadConfig', () => {
     expect(message).toMatch(/LOG_LEVEL/);
   });
 
+  test('REDIS_CLUSTER_NODES: seed nodes as redis:// URLs; with REDIS_URL too, a configuration error naming both', () => {
+    expect(loadConfig({ REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis://10.0.0.2:7001' }).redisClusterNodes).toEqual([
+      'redis://10.0.0.1:7000',
+      'redis://10.0.0.2:7001',
+    ]);
+    expect(loadConfig({}).redisClusterNodes).toEqual([]);
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: 'not a node' })).toThrow(/REDIS_CLUSTER_NODES/);
+    expect(() => loadConfig({ REDIS_URL: 'redis://r:6379', REDIS_CLUSTER_NODES: 'r:7000' })).toThrow(
+      /REDIS_URL and REDIS_CLUSTER_NODES are both set/,
+    );
+  });
+
   test('the event-loop watchdog ends the process after 30 s by default; its limit is at least 1 s', () => {
     expect(loadConfig({})).toMatchObject({ eventLoopBlockLimitMs: 30000, watchdogAction: 'exit' });
     expect(loadConfig({ EVENT_LOOP_BLOCK_LIMIT_MS: '5000', WATCHDOG_ACTION: 'log' })).toMatchObject({

@@ -2,6 +2,10 @@ import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { emptyToUndefined, toInt } from './env-variables.js';
 
+const CLUSTER_NODE = String.raw`\s*(?:rediss?://[^,\s]+|[^,\s:/]+:\d{1,5})\s*`;
+/** `host:port` or a redis:// URL, one or more, comma-separated. */
+const REDIS_CLUSTER_NODES = new RegExp(`^${CLUSTER_NODE}(?:,${CLUSTER_NODE})*$`);
+
 /** Embedded or services mode, and where each store is: docs/configuration.md, "Storage: embedded or services mode". */
 export class StorageVariables {
   @IsOptional()
@@ -58,6 +62,14 @@ export class StorageVariables {
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   REDIS_URL?: string;
 
+  /** Seed nodes of a Redis Cluster (instead of REDIS_URL): `host:port` or redis:// URLs, comma-separated. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(REDIS_CLUSTER_NODES, {
+    message: 'REDIS_CLUSTER_NODES must be a comma-separated list of host:port or redis:// URLs',
+  })
+  REDIS_CLUSTER_NODES?: string;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
@@ -104,6 +116,8 @@ export interface StorageConfig {
   /** How long one statement may wait for its answer before it fails (0: no limit), in milliseconds. */
   readonly databaseQueryTimeoutMs: number;
   readonly redisUrl: string | undefined;
+  /** Seed nodes of a Redis Cluster as redis:// URLs (REDIS_CLUSTER_NODES); empty without one. */
+  readonly redisClusterNodes: readonly string[];
   readonly redisPrefix: string;
   /** The longest a Redis command waits for a lost connection to come back before it fails, in milliseconds. */
   readonly redisCommandTimeoutMs: number;
@@ -124,9 +138,28 @@ export function loadStorageConfig(vars: StorageVariables): StorageConfig {
     databaseConnectTimeoutMs: vars.DATABASE_CONNECT_TIMEOUT_MS ?? 5000,
     databaseQueryTimeoutMs: vars.DATABASE_QUERY_TIMEOUT_MS ?? 30000,
     redisUrl: vars.REDIS_URL,
+    redisClusterNodes: clusterNodeUrls(vars.REDIS_CLUSTER_NODES),
     redisPrefix: vars.REDIS_PREFIX ?? 'sla:',
     redisCommandTimeoutMs: vars.REDIS_COMMAND_TIMEOUT_MS ?? 1000,
     redisStallTimeoutMs: vars.REDIS_STALL_TIMEOUT_MS ?? 3000,
     eventStoreUrl: vars.EVENTSTORE_URL,
   };
+}
+
+/** The rules of the storage variables that name more than one variable. */
+export function storageProblems(vars: StorageVariables): string[] {
+  return vars.REDIS_URL && vars.REDIS_CLUSTER_NODES
+    ? [
+        'REDIS_URL and REDIS_CLUSTER_NODES are both set: set REDIS_URL for one Redis, or REDIS_CLUSTER_NODES for a cluster',
+      ]
+    : [];
+}
+
+function clusterNodeUrls(list: string | undefined): string[] {
+  if (!list) return [];
+  return list
+    .split(',')
+    .map((node) => node.trim())
+    .filter((node) => node !== '')
+    .map((node) => (/^rediss?:\/\//.test(node) ? node : `redis://${node}`));
 }

@@ -6,6 +6,7 @@ import { EVENT_STORE, type EventStore } from '../event-store/event-store.port.js
 import { projectionStatus } from '../observability/projection-status.js';
 import { TimeoutError, withTimeout } from '../observability/with-timeout.js';
 import { REDIS, type RedisClient } from '../redis/redis.module.js';
+import { assertClusterServes, isCluster } from '../redis/cluster-nodes.js';
 
 export const CHECK_TIMEOUT_MS = 2000;
 
@@ -66,7 +67,8 @@ export class ReadinessService {
 
   private async pingRedis(redis: RedisClient): Promise<void> {
     if (!redis.isReady) throw new CheckFailed('failed'); // offline: commands would queue until the timeout
-    await redis.ping();
+    if (isCluster(redis)) await assertClusterServes(redis);
+    else await redis.ping();
   }
 
   /**

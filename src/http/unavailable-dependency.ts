@@ -26,6 +26,8 @@ const CONNECTION_CODES = new Set([
 ]);
 // PostgreSQL: admin shutdown, crash shutdown, cannot connect now, connection failures, too many connections.
 const POSTGRES_UNAVAILABLE = /^(57P0[1-3]|08\d{3}|53300)$/;
+// A Redis Cluster that cannot serve a slot for now (a master failed, its replica not promoted yet): nothing ran.
+const REDIS_CLUSTER_UNAVAILABLE = /^(CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING)\b/;
 const REDIS_UNAVAILABLE = new Set([
   'ClientClosedError',
   'ClientOfflineError',
@@ -56,6 +58,7 @@ export function isUnavailableDependency(error: unknown): boolean {
     if (typeof code === 'string' && (CONNECTION_CODES.has(code) || POSTGRES_UNAVAILABLE.test(code))) return true;
     if (typeof name === 'string' && REDIS_UNAVAILABLE.has(name)) return true;
     if (REDIS_ERROR_CLASSES.some((type) => cause instanceof type)) return true;
+    if (typeof message === 'string' && REDIS_CLUSTER_UNAVAILABLE.test(message)) return true;
     if (
       typeof message === 'string' &&
       /Connection terminated|timeout exceeded when trying to connect|Query read timeout|UNAVAILABLE/.test(message)

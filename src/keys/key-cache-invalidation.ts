@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { REDIS, type RedisClient } from '../redis/redis.module.js';
+import { isCluster } from '../redis/cluster-nodes.js';
 
 type Evict = (keyHash: string) => void;
 
@@ -32,7 +33,11 @@ export class KeyCacheInvalidation implements OnModuleInit, OnApplicationShutdown
     const subscriber = this.redis.duplicate();
     subscriber.on('error', () => {});
     await subscriber.connect();
-    await subscriber.subscribe(this.channel, (message) => void this.onMessage(message));
+    const listener = (message: string) => void this.onMessage(message);
+    // On a cluster, sharded pub/sub: every subscriber listens on the master of the channel's slot, so the number
+    // SPUBLISH answers counts them all (PUBLISH would count the subscribers of the node it was sent to only).
+    if (isCluster(subscriber)) await subscriber.sSubscribe(this.channel, listener);
+    else await subscriber.subscribe(this.channel, listener);
     this.subscriber = subscriber;
   }
 
@@ -44,7 +49,10 @@ export class KeyCacheInvalidation implements OnModuleInit, OnApplicationShutdown
     this.evictLocally(keyHash);
     if (!this.redis) return;
     const ackKey = `${this.config.redisPrefix}keys:ack:${randomUUID()}`;
-    const receivers = await this.redis.publish(this.channel, JSON.stringify({ keyHash, ackKey }));
+    const message = JSON.stringify({ keyHash, ackKey });
+    const receivers = isCluster(this.redis)
+      ? await this.redis.sPublish(this.channel, message)
+      : await this.redis.publish(this.channel, message);
     const deadline = Date.now() + timeoutMs;
     while ((await this.redis.lLen(ackKey)) < receivers) {
       if (Date.now() > deadline) {

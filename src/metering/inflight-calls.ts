@@ -14,6 +14,8 @@ import { counterKeys } from './counter-keys.js';
 import type { CounterJournal } from './counters/credit-counters.js';
 import { isLeaseJournalCall, leaseIdOf } from './leases/credit-leases.js';
 import { runScript } from '../redis/run-script.js';
+import { isCluster, scanKeys } from '../redis/cluster-nodes.js';
+import { redisKeyspace } from '../redis/redis-keyspace.js';
 
 /** A node is dead once its heartbeat is this old; it renews it every HEARTBEAT_MS. */
 export const NODE_LEASE_MS = 10_000;
@@ -109,7 +111,7 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
     if (!this.redis?.isReady) return;
     try {
       for (const hook of this.leaving) await hook();
-      if ((await this.redis.hLen(this.journalKey)) === 0) {
+      if (await this.journalsEmpty(this.nodeId)) {
         await this.redis.sRem(this.nodesKey(), this.nodeId);
         await this.redis.del(this.heartbeatKey(this.nodeId));
       }
@@ -142,8 +144,14 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
   }
 
   private async settleNode(node: string): Promise<number> {
+    let settled = 0;
+    for (const journal of await this.journalsOf(node)) settled += await this.settleJournal(node, journal);
+    if (await this.journalsEmpty(node)) await this.redis!.sRem(this.nodesKey(), node);
+    return settled;
+  }
+
+  private async settleJournal(node: string, journal: string): Promise<number> {
     const redis = this.redis!;
-    const journal = this.journalOf(node);
     const entries = await redis.hGetAll(journal);
     const calls = new Map<string, { field: string; counter: string; amount: number }[]>();
     let leases = 0;
@@ -176,7 +184,6 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
       }
       released += 1;
     }
-    if ((await redis.hLen(journal)) === 0) await redis.sRem(this.nodesKey(), node);
     if (calls.size > 0 || leases > 0) {
       this.logger.log(
         `settled ${calls.size} call(s) left in flight by stopped node ${node}: ` +
@@ -192,18 +199,21 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
    * whose: the organization's month (`leases:<org>:<month>`) or a budget of it (`…:<key|project>:<id>`).
    */
   private async settleLease(journal: string, field: string, leaseId: string, leasesKey: string): Promise<void> {
-    const prefix = this.config.redisPrefix;
-    const [orgId, month, scope, id] = leasesKey.slice(`${prefix}leases:`.length).split(':') as string[];
+    const space = redisKeyspace(this.config);
+    const [org, month, scope, id] = leasesKey.slice(`${space.prefix}leases:`.length).split(':') as string[];
+    const orgId = space.cluster ? org!.slice(1, -1) : org!; // on a cluster, `{<org>}`
     let counterKey: string;
     let charged: number;
     if (scope === 'key' || scope === 'project') {
       counterKey =
-        scope === 'key' ? counterKeys.keySpend(prefix, id!, month!) : counterKeys.projectSpend(prefix, id!, month!);
-      charged = await this.totals.budgetLeaseCredits(leaseId, orgId!, month!);
+        scope === 'key'
+          ? counterKeys.keySpend(space, orgId, id!, month!)
+          : counterKeys.projectSpend(space, orgId, id!, month!);
+      charged = await this.totals.budgetLeaseCredits(leaseId, orgId, month!);
     } else {
-      counterKey = counterKeys.quota(prefix, orgId!, month!);
+      counterKey = counterKeys.quota(space, orgId, month!);
       // Its charges' ids start with the lease's id.
-      charged = await this.totals.leaseCredits(leaseId, orgId!, month!);
+      charged = await this.totals.leaseCredits(leaseId, orgId, month!);
     }
     await runScript(this.redis!, RELEASE_LEASE, {
       keys: [journal, leasesKey, counterKey],
@@ -213,10 +223,14 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
 
   /** Renews the lease, and the membership (in case Redis lost its data and the node set with it). */
   private async heartbeat(): Promise<void> {
-    const [previous] = await this.redis!.multi()
-      .set(this.heartbeatKey(this.nodeId), '1', { expiration: { type: 'PX', value: NODE_LEASE_MS }, GET: true })
-      .sAdd(this.nodesKey(), this.nodeId)
-      .exec();
+    // Two commands, not a MULTI: on a cluster the two keys may be in different slots.
+    const [previous] = await Promise.all([
+      this.redis!.set(this.heartbeatKey(this.nodeId), '1', {
+        expiration: { type: 'PX', value: NODE_LEASE_MS },
+        GET: true,
+      }),
+      this.redis!.sAdd(this.nodesKey(), this.nodeId),
+    ]);
     if (this.beats++ > 0 && previous === null) {
       for (const hook of this.lapsed) hook();
       this.logger.warn(
@@ -258,5 +272,20 @@ export class InflightCalls implements OnApplicationBootstrap, OnModuleDestroy, O
 
   private journalOf(node: string): string {
     return `${this.config.redisPrefix}inflight:${node}`;
+  }
+
+  /**
+   * A node's journals: its journal, and on a cluster the journal of each hash tag its calls used (the counters note
+   * a change in a journal in the counter's slot, see keyBesides), found by scanning every master.
+   */
+  private async journalsOf(node: string): Promise<string[]> {
+    const journal = this.journalOf(node);
+    if (!isCluster(this.redis!)) return [journal];
+    return [journal, ...(await scanKeys(this.redis!, `${journal}:{*`))];
+  }
+
+  private async journalsEmpty(node: string): Promise<boolean> {
+    for (const journal of await this.journalsOf(node)) if ((await this.redis!.hLen(journal)) > 0) return false;
+    return true;
   }
 }

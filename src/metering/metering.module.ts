@@ -1,3 +1,4 @@
+import { redisKeyspace } from '../redis/redis-keyspace.js';
 import { Global, Module } from '@nestjs/common';
 import { REDIS, type RedisClient } from '../redis/redis.module.js';
 import { DeferredCharges } from './deferred/deferred-charges.js';
@@ -74,8 +75,8 @@ import { UsageController } from './usage.controller.js';
           redis,
           counters,
           journalKey: inflight.journalKey,
-          leasesKey: (orgId, month, budget) => counterKeys.leases(config.redisPrefix, orgId, month, budget),
-          receiptKey: (batchId) => counterKeys.leaseReceipt(config.redisPrefix, batchId),
+          leasesKey: (orgId, month, budget) => counterKeys.leases(redisKeyspace(config), orgId, month, budget),
+          receiptKey: (batchId) => counterKeys.leaseReceipt(redisKeyspace(config), batchId),
           allowanceOf: async (orgId) => (await plans.get(orgId))?.monthlyCreditLimit ?? null,
         });
         inflight.beforeLeaving(() => leases.returnAll());

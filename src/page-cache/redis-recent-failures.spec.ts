@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import { TEST_REDIS_URL, uniqueName } from '../../test/support/test-database.js';
-import type { RedisClient } from '../redis/redis.module.js';
+import type { SingleRedisClient as RedisClient } from '../redis/redis-client.js';
 import { FAILURE_TTL_MS, type FailureMemory } from './failure-memory.js';
 import { describeFailureMemoryContract } from './failure-memory.contract.js';
 import { RedisRecentFailures } from './redis-recent-failures.js';

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { withTimeout } from '../observability/with-timeout.js';
 import type { RedisClient } from '../redis/redis.module.js';
+import { getMany } from '../redis/cluster-nodes.js';
 import { FAILURE_TTL_MS, type FailureMemory, failureCounts } from './failure-memory.js';
 
 /** A lookup slower than this is given up (nothing remembered): it runs alongside the page cache's own lookup. */
@@ -38,7 +39,13 @@ export class RedisRecentFailures implements FailureMemory {
     if (keys.length === 0 || maxAgeSeconds <= 0) return new Set();
     let times: (string | null)[];
     try {
-      times = await withTimeout(this.redis.mGet(keys.map((key) => this.prefix + key)), LOOKUP_TIMEOUT_MS);
+      times = await withTimeout(
+        getMany(
+          this.redis,
+          keys.map((key) => this.prefix + key),
+        ),
+        LOOKUP_TIMEOUT_MS,
+      );
     } catch (error) {
       this.logger.warn(`looking up failed reads failed: ${(error as Error).message}`);
       return new Set();

@@ -1,4 +1,4 @@
-import type { RedisClientOptions } from 'redis';
+import type { RedisClientOptions, RedisClusterOptions } from 'redis';
 
 /** The longest pause between two attempts to reconnect (jitter aside). */
 const MAX_RECONNECT_DELAY_MS = 500;
@@ -22,4 +22,25 @@ export function redisClientOptions(url: string, commandTimeoutMs: number) {
         Math.min(50 * 2 ** Math.min(retries, 10), MAX_RECONNECT_DELAY_MS) + Math.floor(Math.random() * 100),
     },
   } satisfies RedisClientOptions;
+}
+
+/**
+ * How long the cluster client tries to reconnect to a lost node before it reads the topology again (its replica may
+ * have taken its place); node-redis waits 5 s by default, which keeps a failed-over slot answering 503 that long.
+ */
+const TOPOLOGY_REFRESH_MS = 1_000;
+
+/**
+ * The cluster client: each node's connection behaves as the single one does (see redisClientOptions); the seed nodes
+ * only find the topology, which the client follows on MOVED and ASK and reads again when a node stops answering (its
+ * replica takes over).
+ */
+export function redisClusterOptions(nodeUrls: readonly string[], commandTimeoutMs: number) {
+  const { commandOptions, socket } = redisClientOptions(nodeUrls[0]!, commandTimeoutMs);
+  return {
+    rootNodes: nodeUrls.map((url) => ({ url })),
+    defaults: { socket },
+    commandOptions,
+    topologyRefreshOnReconnectionAttemptStrategy: TOPOLOGY_REFRESH_MS,
+  } satisfies RedisClusterOptions;
 }

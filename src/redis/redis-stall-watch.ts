@@ -1,7 +1,8 @@
 import type { Logger } from '@nestjs/common';
 import { Gauge, type Registry } from 'prom-client';
 import { DependencyNotAnsweringError } from '../http/unavailable-dependency.js';
-import type { RedisClient } from './redis-client.js';
+import { isCluster } from './cluster-nodes.js';
+import type { RedisClient, SingleRedisClient } from './redis-client.js';
 
 /** Thrown instead of sending a command to a Redis that has stopped answering (the call answers 503). */
 export class RedisNotAnsweringError extends DependencyNotAnsweringError {
@@ -18,11 +19,14 @@ export class RedisNotAnsweringError extends DependencyNotAnsweringError {
  * for `stallMs` means nothing sent since has been answered either. From then until Redis answers, a metered call is
  * refused (503) before it sends anything, rather than joining the wait. Nothing already sent is given up: a command
  * whose answer is lost may still run in Redis (a frozen server reads it when it thaws), so the calls that sent one
- * wait for it, and the counters stay exact.
+ * wait for it, and the counters stay exact. On a Redis Cluster the watch keeps one PING in flight on the connection to
+ * each master, and a stall of any of them refuses calls (which master a call needs is not known before it runs) until
+ * it answers, or a failover has put its replica in its place.
  */
 export class RedisStallWatch {
   private readonly timer: NodeJS.Timeout;
-  private ping: { readonly sentAt: number } | null = null;
+  /** The PING in flight on each connection watched. */
+  private readonly pings = new Map<PingTarget, { readonly sentAt: number }>();
   private reported = false;
 
   constructor(
@@ -34,9 +38,11 @@ export class RedisStallWatch {
     this.timer.unref();
   }
 
-  /** How long the PING in flight has waited so far (0: none in flight). */
+  /** How long the oldest PING in flight has waited so far (0: none in flight). */
   unansweredMs(): number {
-    return this.ping ? Date.now() - this.ping.sentAt : 0;
+    let oldest = Infinity;
+    for (const ping of this.pings.values()) oldest = Math.min(oldest, ping.sentAt);
+    return oldest === Infinity ? 0 : Date.now() - oldest;
   }
 
   /** How long the PING in flight has waited, once that is `stallMs` or more; 0 while Redis answers. */
@@ -75,15 +81,30 @@ export class RedisStallWatch {
       this.logger.warn(`Redis has not answered for ${waited} ms on an open connection: metered calls answer 503`);
     }
     // Offline, commands wait for the connection (at most REDIS_COMMAND_TIMEOUT_MS) and are not sent: no PING then.
-    if (this.ping || !this.client.isReady) return;
-    const ping = { sentAt: Date.now() };
-    this.ping = ping;
-    const done = () => {
-      if (this.ping !== ping) return;
-      this.ping = null;
-      if (this.reported) this.logger.log('Redis answers again');
-      this.reported = false;
-    };
-    this.client.ping().then(done, done);
+    const targets = pingTargets(this.client);
+    // A node that is no longer a master (a failover took its place) gets no command: its stall refuses nothing.
+    for (const target of this.pings.keys()) if (!targets.includes(target)) this.pings.delete(target);
+    for (const target of targets) {
+      if (this.pings.has(target) || !target.isReady) continue;
+      const ping = { sentAt: Date.now() };
+      this.pings.set(target, ping);
+      const done = () => {
+        if (this.pings.get(target) !== ping) return;
+        this.pings.delete(target);
+        if (this.reported && this.stalledForMs() === 0) {
+          this.logger.log('Redis answers again');
+          this.reported = false;
+        }
+      };
+      target.ping().then(done, done);
+    }
   }
+}
+
+type PingTarget = Pick<SingleRedisClient, 'isReady' | 'ping'>;
+
+/** The connections watched: the one server's, or each master's of a cluster (those connected so far). */
+function pingTargets(redis: RedisClient): PingTarget[] {
+  if (!isCluster(redis)) return [redis];
+  return redis.masters.flatMap((master) => (master.client ? [master.client] : []));
 }

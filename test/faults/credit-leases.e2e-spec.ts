@@ -31,6 +31,7 @@ interface Answer extends Json {
 describe('credit and rate-limit leases across two processes', () => {
   const schema = uniqueName('fault_leases');
   const prefix = `${schema}:`;
+  const space = { prefix, cluster: false };
   const month = new Date().toISOString().slice(0, 7);
   let smtp: SmtpSink;
   let db: Database;
@@ -74,8 +75,8 @@ describe('credit and rate-limit leases across two processes', () => {
       ).rows[0]!.credits ?? 0,
     );
   const outstanding = async (orgId: string) =>
-    Object.values(await redis.hGetAll(counterKeys.leases(prefix, orgId, month))).reduce((s, v) => s + Number(v), 0);
-  const counter = async (orgId: string) => Number((await redis.get(counterKeys.quota(prefix, orgId, month))) ?? 0);
+    Object.values(await redis.hGetAll(counterKeys.leases(space, orgId, month))).reduce((s, v) => s + Number(v), 0);
+  const counter = async (orgId: string) => Number((await redis.get(counterKeys.quota(space, orgId, month))) ?? 0);
 
   beforeAll(async () => {
     smtp = await SmtpSink.start();
@@ -172,7 +173,7 @@ describe('credit and rate-limit leases across two processes', () => {
     const { key } = await createProjectAndKey(proxy, session, orgId);
     for (let i = 0; i < 20; i++)
       expect((await request(proxy.url, '/search', key, { query: `p${i}` })).status).toBe(200);
-    const leasesKey = counterKeys.leases(prefix, orgId, month);
+    const leasesKey = counterKeys.leases(space, orgId, month);
     const before = Object.keys(await redis.hGetAll(leasesKey));
     expect(before.length).toBeGreaterThanOrEqual(2);
     await cli('org', 'plan', orgId, '--plan', 'free', '--allowance', '30', '--rpm-live', '100000');
@@ -225,12 +226,12 @@ describe('credit and rate-limit leases across two processes', () => {
     expect(await charged(orgId)).toBe(10);
     const budgets = [
       {
-        leases: counterKeys.leases(prefix, orgId, month, { scope: 'key', id: keyId }),
-        counter: counterKeys.keySpend(prefix, keyId, month),
+        leases: counterKeys.leases(space, orgId, month, { scope: 'key', id: keyId }),
+        counter: counterKeys.keySpend(space, orgId, keyId, month),
       },
       {
-        leases: counterKeys.leases(prefix, orgId, month, { scope: 'project', id: projectId }),
-        counter: counterKeys.projectSpend(prefix, projectId, month),
+        leases: counterKeys.leases(space, orgId, month, { scope: 'project', id: projectId }),
+        counter: counterKeys.projectSpend(space, orgId, projectId, month),
       },
     ];
     const held = async (leasesKey: string) =>

@@ -1,5 +1,6 @@
 import type { RedisClient } from '../../src/redis/redis.module.js';
 import { counterKeys } from '../../src/metering/counter-keys.js';
+import { redisKeyspace } from '../../src/redis/redis-keyspace.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { expectLedgerAgrees, timedCall } from '../support/fault-harness.js';
 import { changePlan, chargesOf, meteredOrganization } from '../support/metering-fixture.js';
@@ -43,7 +44,7 @@ describe('Redis cut while a call works: the call that cannot be priced gives its
     expect((await call('/test/search', { query: 'takes a lease' })).status).toBe(200);
     const [first] = await chargesOf(app, org.orgId);
     const leaseId = first!.charge_id.slice(0, 28);
-    const leasesKey = counterKeys.leases(app.config.redisPrefix, org.orgId, month);
+    const leasesKey = counterKeys.leases(redisKeyspace(app.config), org.orgId, month);
     expect(Object.keys(await inspector.hGetAll(leasesKey))).toEqual([leaseId]);
 
     const extraction = call('/test/extract', { urls: ['https://x/ok', 'https://x/also-ok'], delay_ms: 1_500 });

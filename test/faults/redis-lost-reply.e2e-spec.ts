@@ -1,5 +1,6 @@
 import type { RedisClient } from '../../src/redis/redis.module.js';
 import { counterKeys } from '../../src/metering/counter-keys.js';
+import { redisKeyspace } from '../../src/redis/redis-keyspace.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { expectLedgerAgrees, timedCall } from '../support/fault-harness.js';
 import { changePlan, chargesOf, meteredOrganization } from '../support/metering-fixture.js';
@@ -100,7 +101,7 @@ describe('a Redis answer lost after the command ran: the counters still agree wi
     expect(charges).toHaveLength(3 + outcomes.filter((o) => o.status === 200).length + 1);
     await expectLedgerAgrees(app, redis.url);
     // Once the last lease has expired and gone back, none is outstanding in Redis: none was left behind unknown.
-    const leasesKey = counterKeys.leases(app.config.redisPrefix, org.orgId, month);
+    const leasesKey = counterKeys.leases(redisKeyspace(app.config), org.orgId, month);
     await eventually(
       'no lease outstanding',
       () => inspector.hGetAll(leasesKey),

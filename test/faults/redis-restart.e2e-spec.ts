@@ -1,5 +1,6 @@
 import { createClient } from 'redis';
 import { counterKeys } from '../../src/metering/counter-keys.js';
+import { redisKeyspace } from '../../src/redis/redis-keyspace.js';
 import { eventually, sleep } from '../support/eventually.js';
 import { type Outcome, timedCall } from '../support/fault-harness.js';
 import { changePlan, chargesOf, meteredOrganization } from '../support/metering-fixture.js';
@@ -86,7 +87,7 @@ describe('Redis killed (SIGKILL, its data lost) and restarted mid-load', () => {
     const live = (await org.key()).key;
     const test = (await org.key({ environment: 'test' })).key;
     await changePlan(app, org.orgId, { allowance: ALLOWANCE, rpmLive: 100_000, rpmTest: 100_000 });
-    const quotaKey = counterKeys.quota(app.config.redisPrefix, org.orgId, month);
+    const quotaKey = counterKeys.quota(redisKeyspace(app.config), org.orgId, month);
 
     const outcomes: Outcome[] = [];
     let phase = 'before';
@@ -217,7 +218,7 @@ describe('Redis killed (SIGKILL, its data lost) and restarted mid-load', () => {
     const org = await meteredOrganization(app, smtp, 'redis-in-flight@faults.test');
     const live = (await org.key()).key;
     await changePlan(app, org.orgId, { allowance: 10_000, rpmLive: 100_000 });
-    const quotaKey = counterKeys.quota(app.config.redisPrefix, org.orgId, month);
+    const quotaKey = counterKeys.quota(redisKeyspace(app.config), org.orgId, month);
     const call = (path: string, body: Record<string, unknown>) =>
       timedCall(app.url, path, live, body, path, CALL_TIMEOUT_MS);
 
@@ -234,7 +235,7 @@ describe('Redis killed (SIGKILL, its data lost) and restarted mid-load', () => {
       ),
     ];
     // Their reservations come out of this node's credit lease, held in Redis as the lease's outstanding credits.
-    const leasesKey = counterKeys.leases(app.config.redisPrefix, org.orgId, month);
+    const leasesKey = counterKeys.leases(redisKeyspace(app.config), org.orgId, month);
     await eventually(
       'the in-flight reservations',
       async () => Object.values(await inspector.hGetAll(leasesKey)).reduce((sum, v) => sum + Number(v), 0),

@@ -1,6 +1,7 @@
 import { Database } from '../../src/database/database.js';
 import fc from 'fast-check';
 import { billingMonth, counterKeys } from '../../src/metering/counter-keys.js';
+import { redisKeyspace } from '../../src/redis/redis-keyspace.js';
 import { REDIS, type RedisClient } from '../../src/redis/redis.module.js';
 import { call } from '../support/test-app.js';
 import type { UpstreamMode } from '../support/upstream-servers.js';
@@ -158,7 +159,7 @@ describe('property: the data plane bills every success once and no refusal', () 
         test_credits_used: usage.test_credits_used,
         requests: usage.requests,
       });
-      const counter = await redis.get(counterKeys.quota(fz.app.config.redisPrefix, orgId, month));
+      const counter = await redis.get(counterKeys.quota(redisKeyspace(fz.app.config), orgId, month));
       // The counter also holds what research tasks not run yet (this app runs none) reserved at submission.
       const open = await fz.app.app.get(Database, { strict: false }).query<{ reserved: number }>(
         `SELECT coalesce(sum(reserved_credits), 0)::int AS reserved FROM research_jobs

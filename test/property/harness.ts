@@ -10,6 +10,7 @@ import { SessionService } from '../../src/auth/session.service.js';
 import { Database } from '../../src/database/database.js';
 import { dashboardAssetsDir } from '../../src/dashboard/dashboard-routes.js';
 import { billingMonth, counterKeys } from '../../src/metering/counter-keys.js';
+import { redisKeyspace } from '../../src/redis/redis-keyspace.js';
 import { REDIS, type RedisClient } from '../../src/redis/redis.module.js';
 import { closedPort } from '../support/ports.js';
 import { FixtureSite } from '../support/fixture-site.js';
@@ -479,7 +480,7 @@ export class StoreWatch {
     const month = billingMonth(new Date());
     const orgs = Object.values(this.fz.ctx.orgIds);
     const values = await Promise.all(
-      orgs.map((org) => this.redis.get(counterKeys.quota(this.fz.app.config.redisPrefix, org, month))),
+      orgs.map((org) => this.redis.get(counterKeys.quota(redisKeyspace(this.fz.app.config), org, month))),
     );
     return Object.fromEntries(orgs.map((org, i) => [org, Number(values[i] ?? 0)]));
   }

@@ -30,6 +30,8 @@ export interface TestApp {
 export interface TestAppOptions {
   schema?: string;
   redis?: boolean;
+  /** Seed nodes of a Redis Cluster (REDIS_CLUSTER_NODES) instead of the test Redis. */
+  redisClusterNodes?: string;
   env?: Record<string, string>;
   modules?: Type[];
   host?: string;
@@ -42,7 +44,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = loadConfig({
     DATABASE_URL: TEST_DATABASE_URL,
     DATABASE_SCHEMA: schema,
-    ...(options.redis === false ? {} : { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: `${schema}:` }),
+    ...(options.redis === false
+      ? {}
+      : options.redisClusterNodes
+        ? { REDIS_CLUSTER_NODES: options.redisClusterNodes, REDIS_PREFIX: `${schema}:` }
+        : { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: `${schema}:` }),
     LOG_LEVEL: 'silent',
     DEMO_SEED: 'false',
     ...options.env,
@@ -119,11 +125,12 @@ export function useTestApp(
 
 /** Deletes the keys under the app's Redis prefix (through its own client, before it closes). */
 async function deleteRedisKeys(app: TestApp): Promise<void> {
-  if (!app.config.redisUrl) return;
   const { REDIS } = await import('../../src/redis/redis.module.js');
-  const client = app.app.get<RedisClient>(REDIS);
-  const keys = await client.keys(`${app.config.redisPrefix}*`);
-  if (keys.length > 0) await client.del(keys);
+  const { scanKeys } = await import('../../src/redis/cluster-nodes.js');
+  const client = app.app.get<RedisClient | null>(REDIS);
+  if (!client) return;
+  // One DEL a key: on a cluster they are in several slots.
+  for (const key of await scanKeys(client, `${app.config.redisPrefix}*`)) await client.del(key);
 }
 
 /** `app.close()`, and if it has not ended after 15 s, a line on stderr naming the shutdown hooks it still waits on. */

@@ -1,3 +1,4 @@
+import { redisKeyspace } from '../../redis/redis-keyspace.js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
@@ -163,18 +164,18 @@ export class SpendBudgets {
   }
 
   private buildCounters(key: BudgetedKey, month: string): BudgetCounter[] {
-    const prefix = this.config.redisPrefix;
+    const space = redisKeyspace(this.config);
     const counters: BudgetCounter[] = [
       {
         scope: 'key',
-        key: counterKeys.keySpend(prefix, key.keyId, month),
+        key: counterKeys.keySpend(space, key.orgId, key.keyId, month),
         seed: () => this.seeds.keyCredits(key.orgId, key.keyId, month),
       },
     ];
     if (key.environment === 'live') {
       counters.push({
         scope: 'project',
-        key: counterKeys.projectSpend(prefix, key.projectId, month),
+        key: counterKeys.projectSpend(space, key.orgId, key.projectId, month),
         seed: () => this.seeds.projectLiveCredits(key.orgId, key.projectId, month),
       });
     }

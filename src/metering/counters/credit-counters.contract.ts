@@ -35,7 +35,7 @@ export function describeCreditCountersContract(name: string, create: () => Promi
     let counters: CreditCounters;
     const month = billingMonth(new Date());
     const quotaKey = (label: string) =>
-      counterKeys.quota(subject.prefix, `${label}-${randomUUID().slice(0, 8)}`, month);
+      counterKeys.quota({ prefix: subject.prefix, cluster: false }, `${label}-${randomUUID().slice(0, 8)}`, month);
 
     beforeAll(async () => {
       subject = await create();
@@ -92,8 +92,8 @@ export function describeCreditCountersContract(name: string, create: () => Promi
       const [year, number] = month.split('-').map(Number) as [number, number];
       const next = billingMonth(new Date(Date.UTC(year, number, 1)));
       const org = `boundary-${randomUUID().slice(0, 8)}`;
-      const ending = counterKeys.quota(subject.prefix, org, month);
-      const starting = counterKeys.quota(subject.prefix, org, next);
+      const ending = counterKeys.quota({ prefix: subject.prefix, cluster: false }, org, month);
+      const starting = counterKeys.quota({ prefix: subject.prefix, cluster: false }, org, next);
       expect(await counters.reserve(ending, 18, 20, seedOf(0), null)).toEqual({ ok: true, used: 18 });
       const results = await Promise.all(
         Array.from({ length: 60 }, (_, i) =>
@@ -143,7 +143,7 @@ export function describeCreditCountersContract(name: string, create: () => Promi
     });
 
     test('a cold units counter: 30 concurrent increments, each answered with its own running total', async () => {
-      const key = counterKeys.units(subject.prefix, randomUUID(), month, 'live', 'crawl');
+      const key = counterKeys.units({ prefix: subject.prefix, cluster: false }, randomUUID(), month, 'live', 'crawl');
       const seed = seedOf(7);
       const totals = await Promise.all(Array.from({ length: 30 }, () => counters.increment(key, 2, seed, null)));
       expect([...totals].sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => 9 + 2 * i));

@@ -1,6 +1,6 @@
 import { createClient } from 'redis';
 import { TEST_REDIS_URL, uniqueName } from '../../../test/support/test-database.js';
-import type { RedisClient } from '../../redis/redis.module.js';
+import type { SingleRedisClient as RedisClient } from '../../redis/redis-client.js';
 import { describeCreditCountersContract } from './credit-counters.contract.js';
 import { RedisCreditCounters } from './redis-credit-counters.js';
 

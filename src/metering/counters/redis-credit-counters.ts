@@ -12,6 +12,7 @@ import {
   seedValueOf,
 } from './credit-counters.js';
 import { runScript } from '../../redis/run-script.js';
+import { keyBesides } from '../../redis/hash-tags.js';
 
 // Each script runs atomically in Redis. A missing counter answers -1 ("seed me") instead of starting from zero.
 // With a journal (KEYS[2], field ARGV[3] or ARGV[2]) the change is noted there in the same step; a field back at
@@ -70,7 +71,9 @@ function coversOf(record: string | null): From | null {
   return match ? { commit: BigInt(match[1]!), prepare: BigInt(match[2]!) } : null;
 }
 
-const journalKeys = (key: string, journal: CounterJournal | null | undefined) => (journal ? [key, journal.key] : [key]);
+// On a cluster the journal of a change is the one in the counter's slot (keyBesides); on one server, journal.key.
+const journalKeys = (key: string, journal: CounterJournal | null | undefined) =>
+  journal ? [key, keyBesides(journal.key, key)] : [key];
 const journalArgs = (key: string, journal: CounterJournal | null | undefined) =>
   journal ? [journalField(journal.call, key)] : [];
 
@@ -130,13 +133,20 @@ export class RedisCreditCounters implements CreditCounters {
     chargedAt: () => Promise<Position | null>,
   ): Promise<void> {
     if (!journal || changes.length === 0) return;
-    const removed = (await runScript(this.redis, SETTLE, {
-      keys: [journal.key],
-      arguments: changes.map((change) => journalField(journal.call, change.key)),
-    })) as number[];
-    // A missing entry: Redis lost the counter with it (its value was not left at zero by the call itself).
-    const lost = changes.filter((change, i) => removed[i] !== 1 && change.amount !== 0);
-    for (const change of lost) await this.countLostChange(change, chargedAt);
+    const byJournal = new Map<string, SettledChange[]>();
+    for (const change of changes) {
+      const journalKey = keyBesides(journal.key, change.key);
+      byJournal.set(journalKey, [...(byJournal.get(journalKey) ?? []), change]);
+    }
+    for (const [journalKey, settled] of byJournal) {
+      const removed = (await runScript(this.redis, SETTLE, {
+        keys: [journalKey],
+        arguments: settled.map((change) => journalField(journal.call, change.key)),
+      })) as number[];
+      // A missing entry: Redis lost the counter with it (its value was not left at zero by the call itself).
+      const lost = settled.filter((change, i) => removed[i] !== 1 && change.amount !== 0);
+      for (const change of lost) await this.countLostChange(change, chargedAt);
+    }
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { SocketClosedUnexpectedlyError, createClient } from 'redis';
 import { TEST_REDIS_URL, uniqueName } from '../../../test/support/test-database.js';
-import type { RedisClient } from '../../redis/redis.module.js';
+import type { SingleRedisClient as RedisClient } from '../../redis/redis-client.js';
 import type { CreditCounters } from './credit-counters.js';
 import { RedisCreditCounters } from './redis-credit-counters.js';
 import { takeBackChange } from './take-back-change.js';

@@ -1,3 +1,4 @@
+import { redisKeyspace } from '../../redis/redis-keyspace.js';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { type Actor, toNewEvent } from '../../event-store/domain-event.js';
@@ -198,7 +199,7 @@ export class DeferredCharges {
   }
 
   private quotaKey(orgId: string, month: string): string {
-    return counterKeys.quota(this.config.redisPrefix, orgId, month);
+    return counterKeys.quota(redisKeyspace(this.config), orgId, month);
   }
 
   private journal(chargeId: string): CounterJournal | null {

@@ -1,7 +1,7 @@
 import { createClient } from 'redis';
 import { TEST_REDIS_URL, uniqueName } from '../../../test/support/test-database.js';
 import type { Position } from '../../event-store/event-store.port.js';
-import type { RedisClient } from '../../redis/redis.module.js';
+import type { SingleRedisClient as RedisClient } from '../../redis/redis-client.js';
 import type { Seed, SeedValue } from '../counters/credit-counters.js';
 import { RedisCreditCounters } from '../counters/redis-credit-counters.js';
 import { CreditLeases } from './credit-leases.js';

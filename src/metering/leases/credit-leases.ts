@@ -6,7 +6,9 @@ import { COUNTER_TTL_SECONDS, type CreditCounters, type Seed } from '../counters
 import type { Admission, BudgetScope, QuotaGate, QuotaHold, QuotaRequest } from './quota-gate.js';
 import { runScript } from '../../redis/run-script.js';
 import { isUnavailableDependency } from '../../http/unavailable-dependency.js';
-import { LeaseSteps } from './lease-steps.js';
+import { LeaseStepsBySlot } from './lease-steps-by-slot.js';
+import { keyBesides } from '../../redis/hash-tags.js';
+import { onRedisConnectionLost } from '../../redis/redis-events.js';
 import { Account, Lease, type Refill } from './lease-accounts.js';
 
 export { INITIAL_LEASE } from './lease-accounts.js';
@@ -68,19 +70,17 @@ export interface CreditLeaseOptions {
 
 export class CreditLeases implements QuotaGate {
   private readonly accounts = new Map<string, Account>();
-  private readonly steps: LeaseSteps;
+  private readonly steps: LeaseStepsBySlot;
   private readonly maintenance: NodeJS.Timeout;
   private readonly logger: Logger;
   private readonly leaseMs: number;
 
   constructor(private readonly options: CreditLeaseOptions) {
     this.logger = options.logger ?? new Logger('CreditLeases');
-    this.steps = new LeaseSteps(options.redis, options.receiptKey, this.logger);
+    this.steps = new LeaseStepsBySlot(options.redis, options.receiptKey, this.logger);
     this.leaseMs = options.leaseMs ?? LEASE_MS;
     // The connection lost: Redis may have lost the leases too. Stop spending them; settle what they hold when back.
-    for (const event of ['error', 'end', 'reconnecting'] as const) {
-      options.redis.on(event, () => this.retireAll());
-    }
+    onRedisConnectionLost(options.redis, () => this.retireAll());
     this.maintenance = setInterval(() => this.maintain(), MAINTENANCE_MS);
     this.maintenance.unref();
   }
@@ -122,6 +122,11 @@ export class CreditLeases implements QuotaGate {
   /** Stops spending every lease (the connection was lost, or this node was taken for dead). */
   retireAll(): void {
     for (const account of this.accounts.values()) for (const lease of account.leases) this.retire(lease);
+  }
+
+  /** The node's journal in the account's slot (on one server, the node's journal). */
+  private journalOf(account: Account): string {
+    return keyBesides(this.options.journalKey, account.leasesKey);
   }
 
   private redisReady(): boolean {
@@ -269,13 +274,13 @@ export class CreditLeases implements QuotaGate {
     try {
       for (let attempt = 0; attempt < 3; attempt++) {
         const [status, a, b, c] = (await runScript(this.options.redis, GRANT, {
-          keys: [account.quotaKey, account.leasesKey, this.options.journalKey],
+          keys: [account.quotaKey, account.leasesKey, this.journalOf(account)],
           arguments: args,
         }).catch((error: unknown) => {
           // It may have run, its answer lost: a lease nobody here knows of would hold its credits for the month.
           // Returned once Redis answers (a lease that was never granted: nothing to remove).
           if (isUnavailableDependency(error)) {
-            this.steps.enqueue('r', [account.leasesKey, this.options.journalKey], [id, journalField]).catch(() => {});
+            this.steps.enqueue('r', [account.leasesKey, this.journalOf(account)], [id, journalField]).catch(() => {});
           }
           throw error;
         })) as number[];
@@ -311,7 +316,7 @@ export class CreditLeases implements QuotaGate {
       this.steps
         .enqueue(
           'g',
-          [lease.account.leasesKey, this.options.journalKey],
+          [lease.account.leasesKey, this.journalOf(lease.account)],
           [lease.id, lease.journalField, String(amount)],
         )
         .catch(() => {});
@@ -325,7 +330,7 @@ export class CreditLeases implements QuotaGate {
     const account = lease.account;
     account.leases = account.leases.filter((l) => l !== lease);
     this.steps
-      .enqueue('r', [account.leasesKey, this.options.journalKey], [lease.id, lease.journalField])
+      .enqueue('r', [account.leasesKey, this.journalOf(account)], [lease.id, lease.journalField])
       .catch(() => {});
   }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@nestjs/common';
 import type { RedisClient } from '../../redis/redis.module.js';
 import { runScript } from '../../redis/run-script.js';
+import { mayRetryLater } from '../../redis/redis-events.js';
 
 /** The least time between two scripts of lease steps (settlements, give-backs, returns). */
 const SETTLE_GATHER_MS = 5;
@@ -120,14 +121,14 @@ export class LeaseSteps {
     /** The key of a batch's receipt. */
     private readonly receiptKey: (batchId: string) => string,
     private readonly logger: Logger,
-  ) {
-    // Back: the steps kept for it go now, not at the next retry.
-    redis.on('ready', () => {
-      if (!this.retryTimer || this.stopped) return;
-      clearTimeout(this.retryTimer);
-      this.retryTimer = undefined;
-      void this.flush();
-    });
+  ) {}
+
+  /** Redis is back (LeaseStepsBySlot listens): the steps kept for it go now, not at the next retry. */
+  redisReady(): void {
+    if (!this.retryTimer || this.stopped) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    void this.flush();
   }
 
   /** Whether steps wait to be sent, or are on their way. */
@@ -197,7 +198,7 @@ export class LeaseSteps {
       } catch (error) {
         for (const op of batch.ops) op.reject(error);
         // Redis answered with an error: the step is wrong, trying it again would not help.
-        if (this.redis.isReady) {
+        if (!mayRetryLater(this.redis, error)) {
           this.unanswered = null;
           this.logger.error(`a lease step failed: ${(error as Error).message}`);
           continue;

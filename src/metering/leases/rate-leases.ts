@@ -1,5 +1,6 @@
 import type { RedisClient } from '../../redis/redis.module.js';
 import type { RateLimitDecision, RateLimiterService } from '../rate-limiter.service.js';
+import { onRedisConnectionLost } from '../../redis/redis-events.js';
 import { runScript } from '../../redis/run-script.js';
 
 /**
@@ -57,7 +58,7 @@ export class RateLeases {
     private readonly redis: RedisClient | null,
     private readonly limiter: RateLimiterService,
   ) {
-    if (redis) for (const event of ['error', 'end', 'reconnecting'] as const) redis.on(event, () => this.dropAll());
+    if (redis) onRedisConnectionLost(redis, () => this.dropAll());
   }
 
   /** Counts a call of `bucket` against its per-minute limit; without Redis, the in-process limiter does. */

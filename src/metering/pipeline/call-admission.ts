@@ -1,3 +1,4 @@
+import { redisKeyspace } from '../../redis/redis-keyspace.js';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { parseApiKey } from '../../keys/api-key-secret.js';
@@ -62,14 +63,14 @@ export class CallAdmission {
    */
   creditsUsed(orgId: string, month: string, environment: KeyEnvironment = 'live'): Promise<number> {
     if (environment === 'test') return this.seeds.testCredits(orgId, month).then((seeded) => seeded.value);
-    return this.quotas.usedNow(counterKeys.quota(this.config.redisPrefix, orgId, month), () =>
+    return this.quotas.usedNow(counterKeys.quota(redisKeyspace(this.config), orgId, month), () =>
       this.seeds.liveCredits(orgId, month),
     );
   }
 
   private quotaOf(caller: Caller, month: string): Quota {
     const { orgId, environment } = caller.key;
-    const key = counterKeys.quota(this.config.redisPrefix, orgId, month);
+    const key = counterKeys.quota(redisKeyspace(this.config), orgId, month);
     const limit = caller.plan.monthlyCreditLimit;
     if (environment === 'live') {
       const seed = () => this.seeds.liveCredits(orgId, month);

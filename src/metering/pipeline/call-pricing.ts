@@ -1,3 +1,4 @@
+import { redisKeyspace } from '../../redis/redis-keyspace.js';
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
@@ -37,7 +38,7 @@ export class CallPricing {
       const { count, price_class: priceClass } = price.units;
       if (count > 0) {
         const { orgId, environment } = caller.key;
-        const key = counterKeys.units(this.config.redisPrefix, orgId, month, environment, priceClass);
+        const key = counterKeys.units(redisKeyspace(this.config), orgId, month, environment, priceClass);
         const seed = () => this.seeds.units(orgId, month, environment, priceClass);
         const journal = this.inflight.journal(chargeId);
         let total: number;
