@@ -53,6 +53,19 @@ export class StorageVariables {
   @Max(3600000)
   DATABASE_QUERY_TIMEOUT_MS?: number;
 
+  /** A streaming replica of DATABASE_URL that serves reads which tolerate a short lag (services mode only). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_READ_URL must be a postgres:// URL' })
+  DATABASE_READ_URL?: string;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(600000)
+  DATABASE_READ_MAX_LAG_MS?: number;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
@@ -103,6 +116,10 @@ export interface StorageConfig {
   readonly databaseConnectTimeoutMs: number;
   /** How long one statement may wait for its answer before it fails (0: no limit), in milliseconds. */
   readonly databaseQueryTimeoutMs: number;
+  /** The read replica of the database (services mode), or undefined: every read on the primary. */
+  readonly databaseReadUrl: string | undefined;
+  /** Reads leave the replica once it is this far behind the primary, in milliseconds. */
+  readonly databaseReadMaxLagMs: number;
   readonly redisUrl: string | undefined;
   readonly redisPrefix: string;
   /** The longest a Redis command waits for a lost connection to come back before it fails, in milliseconds. */
@@ -123,10 +140,19 @@ export function loadStorageConfig(vars: StorageVariables): StorageConfig {
     databasePoolSize: vars.DATABASE_POOL_SIZE ?? 10,
     databaseConnectTimeoutMs: vars.DATABASE_CONNECT_TIMEOUT_MS ?? 5000,
     databaseQueryTimeoutMs: vars.DATABASE_QUERY_TIMEOUT_MS ?? 30000,
+    databaseReadUrl: vars.DATABASE_READ_URL,
+    databaseReadMaxLagMs: vars.DATABASE_READ_MAX_LAG_MS ?? 2000,
     redisUrl: vars.REDIS_URL,
     redisPrefix: vars.REDIS_PREFIX ?? 'sla:',
     redisCommandTimeoutMs: vars.REDIS_COMMAND_TIMEOUT_MS ?? 1000,
     redisStallTimeoutMs: vars.REDIS_STALL_TIMEOUT_MS ?? 3000,
     eventStoreUrl: vars.EVENTSTORE_URL,
   };
+}
+
+/** The rules that name more than one storage variable. */
+export function storageProblems(vars: StorageVariables): string[] {
+  return vars.DATABASE_READ_URL && !vars.DATABASE_URL
+    ? ['DATABASE_READ_URL is a replica of DATABASE_URL: set DATABASE_URL too (embedded mode has no read replica)']
+    : [];
 }
