@@ -16,8 +16,9 @@ async function servedByReplica(reads: Queryable): Promise<boolean> {
 
 async function counted(metrics: ReplicaMetrics, name: 'reads' | 'fallbacks', label: string): Promise<number> {
   const { values } = await metrics[name].get();
+  const labels = (value: (typeof values)[number]): Record<string, unknown> => value.labels;
   return values
-    .filter((value) => value.labels.served_by === label || value.labels.reason === label)
+    .filter((value) => labels(value).served_by === label || labels(value).reason === label)
     .reduce((sum, value) => sum + value.value, 0);
 }
 
