@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -7,7 +7,7 @@ import pg from 'pg';
 import { freePort } from './ports.js';
 
 const run = promisify(execFile);
-const BIN = process.env.POSTGRES_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
+const BIN = process.env.POSTGRES_BIN_DIR ?? serverPrograms();
 const USER = 'postgres';
 
 /**
@@ -179,4 +179,13 @@ export class ReplicatedPostgres {
 async function osUser(name: string): Promise<{ uid: number; gid: number }> {
   const [uid, gid] = await Promise.all([run('id', ['-u', name]), run('id', ['-g', name])]);
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+}
+
+/** The server programs of Debian's postgresql package: version 15's, else the newest installed. */
+function serverPrograms(): string {
+  const root = '/usr/lib/postgresql';
+  if (existsSync(`${root}/15/bin/initdb`)) return `${root}/15/bin`;
+  const versions = existsSync(root) ? readdirSync(root).filter((name) => /^\d+$/.test(name)) : [];
+  const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
+  return newest ? `${root}/${newest}/bin` : `${root}/15/bin`;
 }
