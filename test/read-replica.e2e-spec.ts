@@ -1,5 +1,7 @@
 import { ReplicaMetrics } from '../src/database/replica-metrics.js';
+import { DocumentIndexWriter } from '../src/documents/document-index.writer.js';
 import { eventually } from './support/eventually.js';
+import { textDocument } from './support/indexed-document.js';
 import { chargesOf, meteredOrganization } from './support/metering-fixture.js';
 import { MeteredTestRoutesModule } from './support/metered-test-routes.js';
 import { operatorCli } from './support/operator-cli.js';
@@ -110,6 +112,35 @@ describe('a read replica (DATABASE_READ_URL)', () => {
     // The dashboard and the ledger may lag by the bound at most.
     await eventually('the dashboard usage', dashboardUsage, (credits) => credits === charged, 5000);
     expect(await ledger()).toEqual({ entries: charged, credits: charged });
+    expect(await counted('reads', 'replica')).toBeGreaterThan(replicaReads);
+  });
+
+  test('searches read the local index on the replica, and find what was indexed on the primary', async () => {
+    const url = 'https://replica.test/lanterns';
+    await app.app
+      .get(DocumentIndexWriter)
+      .upsert([
+        {
+          ...textDocument(url, 'Paper lanterns', 'Zebra crossings lit by paper lanterns at dusk.'),
+          fetchedAt: new Date(),
+        },
+      ]);
+    const replicaReads = await counted('reads', 'replica');
+    const searchFor = async (query: string) => {
+      const answer = await call(app.url, 'POST', '/search', { token: key.key, body: { query } });
+      if (answer.status === 200) {
+        charged++;
+        chargedToKey++;
+      }
+      return answer;
+    };
+    const found = await eventually(
+      'the indexed page in the results',
+      () => searchFor('zebra lanterns'),
+      (answer) => answer.status === 200 && answer.body.results.some((r: { url: string }) => r.url === url),
+      5000,
+    );
+    expect(found.status).toBe(200);
     expect(await counted('reads', 'replica')).toBeGreaterThan(replicaReads);
   });
 
