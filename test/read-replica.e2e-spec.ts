@@ -117,14 +117,12 @@ describe('a read replica (DATABASE_READ_URL)', () => {
 
   test('searches read the local index on the replica, and find what was indexed on the primary', async () => {
     const url = 'https://replica.test/lanterns';
-    await app.app
-      .get(DocumentIndexWriter)
-      .upsert([
-        {
-          ...textDocument(url, 'Paper lanterns', 'Zebra crossings lit by paper lanterns at dusk.'),
-          fetchedAt: new Date(),
-        },
-      ]);
+    await app.app.get(DocumentIndexWriter).upsert([
+      {
+        ...textDocument(url, 'Paper lanterns', 'Zebra crossings lit by paper lanterns at dusk.'),
+        fetchedAt: new Date(),
+      },
+    ]);
     const replicaReads = await counted('reads', 'replica');
     const searchFor = async (query: string) => {
       const answer = await call(app.url, 'POST', '/search', { token: key.key, body: { query } });
