@@ -113,6 +113,9 @@ describe('a read replica (DATABASE_READ_URL)', () => {
     await eventually('the dashboard usage', dashboardUsage, (credits) => credits === charged, 5000);
     expect(await ledger()).toEqual({ entries: charged, credits: charged });
     expect(await counted('reads', 'replica')).toBeGreaterThan(replicaReads);
+    const metrics = await call(app.url, 'GET', '/metrics');
+    expect(metrics.body).toMatch(/^database_replica_lag_seconds\{database="main"\} \d/m);
+    expect(metrics.body).toMatch(/^database_reads_total\{database="main",served_by="replica"\} [1-9]/m);
   });
 
   test('searches read the local index on the replica, and find what was indexed on the primary', async () => {

@@ -94,7 +94,7 @@ export class ReplicaRouter implements Reads {
     try {
       return this.pinned((await covers(choice.db)) ? choice : this.toPrimary('lag'));
     } catch (error) {
-      if (!this.isReplicaFailure(error)) throw error;
+      // Whatever failed the check (a lost connection, a table the replica has not replayed yet), the primary answers.
       this.replicaFailed(error);
       return this.pinned(this.toPrimary('error'));
     }
