@@ -158,6 +158,32 @@ describe('ReplicaRouter on a real primary and streaming replica', () => {
     expect(rows.rows).toHaveLength(1);
   }, 30_000);
 
+  test('a replica that stops answering (frozen, connections open) is left for the primary within the bound', async () => {
+    await eventually(
+      'reads on the replica',
+      () => servedByReplica(router),
+      (standby) => standby,
+      5000,
+    );
+    await cluster.freezeReplica();
+    try {
+      await sleep(MAX_LAG_MS + 300);
+      // A read started now does not wait on the frozen replica: it goes to the primary at once.
+      const started = Date.now();
+      expect(await servedByReplica(router)).toBe(false);
+      expect(Date.now() - started).toBeLessThan(MAX_LAG_MS);
+      await eventually('the lag gauge says unmeasured', () => lagSeconds(metrics), Number.isNaN, 5000);
+    } finally {
+      await cluster.thawReplica();
+    }
+    await eventually(
+      'reads back on the replica',
+      () => servedByReplica(router),
+      (standby) => standby,
+      10_000,
+    );
+  }, 30_000);
+
   test('a promoted replica (it replicates nothing more) is left for the primary', async () => {
     await eventually(
       'reads on the replica',

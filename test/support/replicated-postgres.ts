@@ -1,5 +1,14 @@
 import { execFile } from 'node:child_process';
-import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -64,6 +73,25 @@ export class ReplicatedPostgres {
 
   async resumeReplay(): Promise<void> {
     await this.onReplica('SELECT pg_wal_replay_resume()');
+  }
+
+  /**
+   * SIGSTOP to the replica's server and every process of it: its connections stay open and nothing answers, as a
+   * frozen machine or a partition does, until `thawReplica()`.
+   */
+  async freezeReplica(): Promise<void> {
+    for (const pid of await this.replicaProcesses()) process.kill(pid, 'SIGSTOP');
+  }
+
+  async thawReplica(): Promise<void> {
+    for (const pid of await this.replicaProcesses()) process.kill(pid, 'SIGCONT');
+  }
+
+  /** The replica's postmaster and its children. */
+  private async replicaProcesses(): Promise<number[]> {
+    const postmaster = Number(readFileSync(path.join(this.data('replica'), 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const children = await run('pgrep', ['-P', String(postmaster)]).catch(() => ({ stdout: '' }));
+    return [postmaster, ...children.stdout.split('\n').filter(Boolean).map(Number)];
   }
 
   /** `pg_ctl promote`: the replica leaves recovery and becomes a primary of its own (it replicates nothing more). */
