@@ -128,7 +128,7 @@ export class ProjectedChargedTotals implements ChargedTotals {
     }
   }
 
-  private caughtUp(): Promise<void> {
-    return this.runner.waitForHead(this.waitTimeoutMs);
+  private async caughtUp(): Promise<void> {
+    await this.runner.waitForHead(this.waitTimeoutMs);
   }
 }

@@ -139,10 +139,11 @@ export class ProjectionRunner implements ReadModelProgress {
     }
   }
 
-  /** Resolves once the read models include every event stored when it is called; rejects after `timeoutMs`. */
-  async waitForHead(timeoutMs: number): Promise<void> {
+  /** Resolves (with that head) once the read models include every event stored when it is called; rejects after `timeoutMs`. */
+  async waitForHead(timeoutMs: number): Promise<From> {
     const head = await this.store.headPosition();
     if (head !== START) await this.waitFor(head, timeoutMs);
+    return head;
   }
 
   /** Resolves once the read models include `position` (read-your-writes); rejects after `timeoutMs`. */

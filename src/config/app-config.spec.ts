@@ -84,6 +84,20 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ REDIS_STALL_TIMEOUT_MS: value })).toThrow(/REDIS_STALL_TIMEOUT_MS/);
   });
 
+  test('DATABASE_READ_URL: a replica of DATABASE_URL, none by default; refused in embedded mode', () => {
+    const services = { DATABASE_URL: 'postgres://primary/db' };
+    expect(loadConfig(services)).toMatchObject({ databaseReadUrl: undefined, databaseReadMaxLagMs: 2000 });
+    expect(
+      loadConfig({ ...services, DATABASE_READ_URL: 'postgres://replica/db', DATABASE_READ_MAX_LAG_MS: '500' }),
+    ).toMatchObject({ databaseReadUrl: 'postgres://replica/db', databaseReadMaxLagMs: 500 });
+    expect(() => loadConfig({ ...services, DATABASE_READ_URL: 'mysql://replica/db' })).toThrow(/DATABASE_READ_URL/);
+    expect(() => loadConfig({ DATABASE_READ_URL: 'postgres://replica/db' })).toThrow(
+      /DATABASE_READ_URL .*set DATABASE_URL too \(embedded mode has no read replica\)/,
+    );
+    for (const value of ['soon', '50', '700000'])
+      expect(() => loadConfig({ ...services, DATABASE_READ_MAX_LAG_MS: value })).toThrow(/DATABASE_READ_MAX_LAG_MS/);
+  });
+
   test('MCP tools: search and extract by default; MCP_TOOLS adds operations; MCP_TOOL_NAMES picks the naming', () => {
     expect(loadConfig({})).toMatchObject({ mcpTools: ['search', 'extract'], mcpToolNames: 'plain' });
     expect(loadConfig({ MCP_TOOLS: ' research, Map,search ,extract,crawl', MCP_TOOL_NAMES: 'tavily' })).toMatchObject({

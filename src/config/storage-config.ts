@@ -57,6 +57,19 @@ export class StorageVariables {
   @Max(3600000)
   DATABASE_QUERY_TIMEOUT_MS?: number;
 
+  /** A streaming replica of DATABASE_URL that serves reads which tolerate a short lag (services mode only). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'DATABASE_READ_URL must be a postgres:// URL' })
+  DATABASE_READ_URL?: string;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(600000)
+  DATABASE_READ_MAX_LAG_MS?: number;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
@@ -115,6 +128,10 @@ export interface StorageConfig {
   readonly databaseConnectTimeoutMs: number;
   /** How long one statement may wait for its answer before it fails (0: no limit), in milliseconds. */
   readonly databaseQueryTimeoutMs: number;
+  /** The read replica of the database (services mode), or undefined: every read on the primary. */
+  readonly databaseReadUrl: string | undefined;
+  /** Reads leave the replica once it is this far behind the primary, in milliseconds. */
+  readonly databaseReadMaxLagMs: number;
   readonly redisUrl: string | undefined;
   /** Seed nodes of a Redis Cluster as redis:// URLs (REDIS_CLUSTER_NODES); empty without one. */
   readonly redisClusterNodes: readonly string[];
@@ -137,6 +154,8 @@ export function loadStorageConfig(vars: StorageVariables): StorageConfig {
     databasePoolSize: vars.DATABASE_POOL_SIZE ?? 10,
     databaseConnectTimeoutMs: vars.DATABASE_CONNECT_TIMEOUT_MS ?? 5000,
     databaseQueryTimeoutMs: vars.DATABASE_QUERY_TIMEOUT_MS ?? 30000,
+    databaseReadUrl: vars.DATABASE_READ_URL,
+    databaseReadMaxLagMs: vars.DATABASE_READ_MAX_LAG_MS ?? 2000,
     redisUrl: vars.REDIS_URL,
     redisClusterNodes: clusterNodeUrls(vars.REDIS_CLUSTER_NODES),
     redisPrefix: vars.REDIS_PREFIX ?? 'sla:',
@@ -148,11 +167,18 @@ export function loadStorageConfig(vars: StorageVariables): StorageConfig {
 
 /** The rules of the storage variables that name more than one variable. */
 export function storageProblems(vars: StorageVariables): string[] {
-  return vars.REDIS_URL && vars.REDIS_CLUSTER_NODES
-    ? [
-        'REDIS_URL and REDIS_CLUSTER_NODES are both set: set REDIS_URL for one Redis, or REDIS_CLUSTER_NODES for a cluster',
-      ]
-    : [];
+  const problems: string[] = [];
+  if (vars.REDIS_URL && vars.REDIS_CLUSTER_NODES) {
+    problems.push(
+      'REDIS_URL and REDIS_CLUSTER_NODES are both set: set REDIS_URL for one Redis, or REDIS_CLUSTER_NODES for a cluster',
+    );
+  }
+  if (vars.DATABASE_READ_URL && !vars.DATABASE_URL) {
+    problems.push(
+      'DATABASE_READ_URL is a replica of DATABASE_URL: set DATABASE_URL too (embedded mode has no read replica)',
+    );
+  }
+  return problems;
 }
 
 function clusterNodeUrls(list: string | undefined): string[] {

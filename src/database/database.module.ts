@@ -4,6 +4,9 @@ import { Database } from './database.js';
 import { EmbeddedPostgres } from './embedded-postgres.js';
 import { EmbeddedVacuum } from './embedded-vacuum.js';
 import { migrate } from './migrator.js';
+import { readReplicaProviders } from './read-replica.providers.js';
+import { ReplicaMetrics } from './replica-metrics.js';
+import { ReplicaRouter } from './replica-router.js';
 
 const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
 
@@ -55,8 +58,9 @@ const EMBEDDED_VACUUM = Symbol('EMBEDDED_VACUUM');
         return vacuum;
       },
     },
+    ...readReplicaProviders,
   ],
-  exports: [Database],
+  exports: [Database, ReplicaRouter, ReplicaMetrics],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(

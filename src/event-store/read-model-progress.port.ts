@@ -19,8 +19,11 @@ export abstract class ReadModelProgress {
   abstract checkpointIn(client: Queryable): Promise<From>;
   /** One catch-up pass, for a process that does not run the projector (see ProjectionRunner.catchUp). */
   abstract catchUp(): Promise<CatchUpResult>;
-  /** Resolves once the read models include every event stored when it is called; rejects after `timeoutMs`. */
-  abstract waitForHead(timeoutMs: number): Promise<void>;
+  /**
+   * Resolves, with the store's head position when it was called, once the read models include every event stored
+   * then; rejects after `timeoutMs`.
+   */
+  abstract waitForHead(timeoutMs: number): Promise<From>;
   /** Resolves once the read models include `position` (read-your-writes); rejects after `timeoutMs`. */
   abstract waitFor(position: Position, timeoutMs: number): Promise<void>;
 }

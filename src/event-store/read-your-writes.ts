@@ -1,6 +1,8 @@
 import { Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import type { Position } from './event-store.port.js';
+import type { Reads } from '../database/reads.js';
+import { ReplicaRouter } from '../database/replica-router.js';
+import { type From, type Position, START, isAtOrAfter } from './event-store.port.js';
 import { ProjectionTimeoutError, ReadModelProgress } from './read-model-progress.port.js';
 
 /**
@@ -13,6 +15,7 @@ export class ReadYourWrites {
   constructor(
     private readonly runner: ReadModelProgress,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly reads: ReplicaRouter,
   ) {}
 
   async waitFor(position: Position): Promise<void> {
@@ -38,5 +41,27 @@ export class ReadYourWrites {
       if (error instanceof ProjectionTimeoutError) return false;
       throw error;
     }
+  }
+
+  /**
+   * Waits as includeEverythingStored does, then gives where to read the read models so that they include all of it:
+   * the read replica when it is within its lag bound and its copy of the checkpoint has reached that head too, else
+   * the primary (also when the read models did not catch up in time: the primary holds the freshest they have).
+   */
+  async readsIncludingEverythingStored(timeoutMs: number): Promise<Reads> {
+    let head: From;
+    try {
+      head = await this.runner.waitForHead(timeoutMs);
+    } catch (error) {
+      if (error instanceof ProjectionTimeoutError) return this.reads.onPrimary();
+      throw error;
+    }
+    return this.readsIncluding(head);
+  }
+
+  /** Where to read the read models so that they include `position` (which they do on the primary: see waitFor). */
+  readsIncluding(position: From): Promise<Reads> {
+    if (position === START) return Promise.resolve(this.reads);
+    return this.reads.covering(async (replica) => isAtOrAfter(await this.runner.checkpointIn(replica), position));
   }
 }

@@ -12,7 +12,7 @@ import { ErrorResponseDto, RateLimitErrorResponseDto } from '../http/dto/error-r
 import { SECURITY, USAGE_HEADERS, headerRefs } from '../http/openapi/openapi-components.js';
 import { ReadYourWrites } from '../event-store/read-your-writes.js';
 import { KeyUsageDto } from './dto/key-usage.dto.js';
-import { Database } from '../database/database.js';
+import type { Reads } from '../database/reads.js';
 import { isUuid } from '../organizations/org-access.service.js';
 import { billingMonth } from './counter-keys.js';
 import { CreditGrantViews } from './grants/credit-grant-views.js';
@@ -37,7 +37,6 @@ const FRESHNESS_WAIT_MS = 2000;
 export class UsageController {
   constructor(
     private readonly pipeline: MeteringPipeline,
-    private readonly db: Database,
     private readonly readYourWrites: ReadYourWrites,
     private readonly grantViews: CreditGrantViews,
   ) {}
@@ -66,8 +65,8 @@ export class UsageController {
     const planUsage = await this.pipeline.creditsUsed(orgId, month);
     const projectHeader = request.headers['x-project-id'];
     const projectId = typeof projectHeader === 'string' && isUuid(projectHeader) ? projectHeader : null;
-    await this.readYourWrites.includeEverythingStored(FRESHNESS_WAIT_MS);
-    const { keyOps, accountOps } = await this.byOperation(orgId, month, caller.key.keyId, projectId);
+    const reads = await this.readYourWrites.readsIncludingEverythingStored(FRESHNESS_WAIT_MS);
+    const { keyOps, accountOps } = await this.byOperation(reads, orgId, month, caller.key.keyId, projectId);
     const { plan } = caller;
     const limit = plan.monthlyCreditLimit;
     const spending = await this.grantViews.spending(orgId, month);
@@ -98,12 +97,13 @@ export class UsageController {
    * project when given). One statement, so both come from the same snapshot of the read models.
    */
   private async byOperation(
+    reads: Reads,
     orgId: string,
     month: string,
     keyId: string,
     projectId: string | null,
   ): Promise<{ keyOps: Map<string, number>; accountOps: Map<string, number> }> {
-    const result = await this.db.query<{
+    const result = await reads.query<{
       operation: string;
       key_credits: string | null;
       account_credits: string | null;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../database/database.js';
+import { ReplicaRouter } from '../database/replica-router.js';
 import type { LoggedRequestDto } from './dto/request-log-response.dto.js';
 
 /** What to read of an organization's log; every field optional (GET /orgs/{org_id}/requests, POST /logs). */
@@ -49,10 +49,10 @@ interface Row extends Omit<LoggedRequestDto, 'occurred_at' | 'latency_ms' | 'cre
   credits: string | null;
 }
 
-/** Reads an organization's request log, newest first, filtered and paged by id. */
+/** Reads an organization's request log, newest first, filtered and paged by id (on the read replica when there is one). */
 @Injectable()
 export class RequestLogQueries {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly reads: ReplicaRouter) {}
 
   async page(
     orgId: string,
@@ -77,7 +77,7 @@ export class RequestLogQueries {
       const low = Number(filter.status[0]) * 100;
       where((p) => `r.status >= ${p} AND r.status < ${p} + 100`, low);
     } else where((p) => `r.status = ${p}`, filter.status === undefined ? undefined : Number(filter.status));
-    const result = await this.db.query<Row>(
+    const result = await this.reads.query<Row>(
       `SELECT r.id::text AS id, r.occurred_at, r.request_id, r.method, r.path, r.operation, r.status, r.key_id,
          k.name AS key_name, k.prefix AS key_prefix, r.key_environment, r.project_id, r.summary, r.depth,
          r.latency_ms, r.credits, r.error

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type pg from 'pg';
-import { Database, type Queryable } from '../../database/database.js';
+import type { Queryable } from '../../database/database.js';
+import type { Reads } from '../../database/reads.js';
+import { ReplicaRouter } from '../../database/replica-router.js';
 import type { Position } from '../../event-store/event-store.port.js';
 import type { LedgerEntryDto, LedgerTotalsDto, PlanThenDto, UsageReportDto } from './ledger-response.dto.js';
 import type { LedgerOrder } from './ledger.dto.js';
@@ -95,10 +96,13 @@ function filterConditions(orgId: string, filter: LedgerFilter): { conditions: st
 const count = (value: string | number | null | undefined) => Number(value ?? 0);
 const credits = (value: string | null | undefined) => Number(value ?? 0);
 
-/** The finance and audit reads: usage of a month from the totals read models, and the ledger itself. */
+/**
+ * The finance and audit reads: usage of a month from the totals read models, and the ledger itself. They tolerate a
+ * short lag, so they go to the read replica when there is one (ReplicaRouter).
+ */
 @Injectable()
 export class LedgerQueries {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly reads: ReplicaRouter) {}
 
   /**
    * Totals and breakdowns of one month, from one snapshot (so that the breakdowns add up to the totals); without the
@@ -110,7 +114,7 @@ export class LedgerQueries {
   ): Promise<
     Omit<UsageReportDto, 'grants' | 'overage' | 'credits_limit' | 'credits_limit_parts' | 'credits_remaining'>
   > {
-    return this.snapshot(async (tx) => {
+    return this.reads.snapshot(async (tx) => {
       const plan = await planThen(tx, orgId, month);
       const totals = await tx.query<{ environment: string; credits: string; requests: string }>(
         'SELECT environment, credits, requests FROM monthly_totals WHERE org_id = $1 AND month = $2',
@@ -223,7 +227,7 @@ export class LedgerQueries {
       conditions.push(`(l.commit_position, l.prepare_position) ${beyond} ($${commit}::bigint, $${prepare}::bigint)`);
     }
     const direction = order === 'asc' ? 'ASC' : 'DESC';
-    const result = await this.db.query<LedgerRow>(
+    const result = await this.reads.query<LedgerRow>(
       `SELECT l.commit_position::text AS commit_position, l.prepare_position::text AS prepare_position, l.occurred_at,
          l.charge_id, l.billing_month, l.corrects_month, l.org_id, l.project_id, coalesce(l.project_name, p.name) AS project_name,
          CASE WHEN l.project_name IS DISTINCT FROM p.name AND l.project_name IS NOT NULL THEN p.name END
@@ -260,7 +264,7 @@ export class LedgerQueries {
   /** How many entries match the filter and their credits, per environment (whatever page is shown). */
   async totals(orgId: string, filter: LedgerFilter): Promise<LedgerTotalsDto> {
     const { conditions, values } = filterConditions(orgId, filter);
-    const result = await this.db.query<{ environment: string; entries: string; credits: string }>(
+    const result = await this.reads.query<{ environment: string; entries: string; credits: string }>(
       `SELECT l.key_environment AS environment, count(*) AS entries, sum(l.credits) AS credits
        FROM ledger_entries l WHERE ${conditions.join(' AND ')} GROUP BY l.key_environment`,
       values,
@@ -292,9 +296,9 @@ export class LedgerQueries {
    * Credits and requests per key and operation between two instants (whole UTC days), of one project or all: from
    * usage_daily, or from the ledger's entries when only one depth is asked for (usage_daily does not keep depths).
    * Every key of the organization (of the project) is listed, with no rows when it used nothing; revoked keys only
-   * when they did.
+   * when they did. `reads`: where the read models include what the caller must see (ReadYourWrites).
    */
-  async keyUsage(orgId: string, window: KeyUsageWindow): Promise<KeyUsageRow[]> {
+  async keyUsage(orgId: string, window: KeyUsageWindow, reads: Reads = this.reads): Promise<KeyUsageRow[]> {
     const usage =
       window.depth === undefined
         ? `SELECT key_id, operation, sum(credits) AS credits, sum(requests) AS requests FROM usage_daily
@@ -306,7 +310,7 @@ export class LedgerQueries {
              AND billing_month <= to_char($3::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM')
              AND occurred_at >= $2 AND occurred_at < $3 AND ($4::uuid IS NULL OR project_id = $4) AND depth = $5
            GROUP BY key_id, operation`;
-    const result = await this.db.query<KeyUsageRow & { credits: string | null; requests: string | null }>(
+    const result = await reads.query<KeyUsageRow & { credits: string | null; requests: string | null }>(
       `WITH usage AS (${usage})
        SELECT k.key_id, k.name, k.prefix, k.environment, u.operation, u.credits, u.requests
        FROM api_keys k LEFT JOIN usage u ON u.key_id = k.key_id
@@ -325,23 +329,6 @@ export class LedgerQueries {
       credits: r.credits === null ? null : credits(r.credits),
       requests: r.requests === null ? null : count(r.requests),
     }));
-  }
-
-  private async snapshot<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client: pg.PoolClient = await this.db.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      // A connection that cannot even roll back (lost, or a statement still hanging on it) is not reused.
-      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-      throw error;
-    } finally {
-      client.release(broken);
-    }
   }
 }
 

@@ -107,13 +107,12 @@ export class OrgUsageService {
       const organization = await this.ownerKeyOrganization(caller.key.keyId);
       if (!organization) throw new ForbiddenException(errorBody(NOT_OWNER_KEY));
       if (organization.name !== given.organization_name) throw new NotFoundException(errorBody(ORGANIZATION_NOT_FOUND));
-      await this.readYourWrites.includeEverythingStored(FRESHNESS_WAIT_MS);
-      const rows = await this.ledger.keyUsage(caller.key.orgId, {
-        since: window.since!,
-        until: window.until!,
-        projectId: given.project_id,
-        depth: given.depth,
-      });
+      const reads = await this.readYourWrites.readsIncludingEverythingStored(FRESHNESS_WAIT_MS);
+      const rows = await this.ledger.keyUsage(
+        caller.key.orgId,
+        { since: window.since!, until: window.until!, projectId: given.project_id, depth: given.depth },
+        reads,
+      );
       return {
         headers,
         body: {

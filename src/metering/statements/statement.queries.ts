@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database.js';
+import { ReplicaRouter } from '../../database/replica-router.js';
 import type {
   StatementAdjustmentDto,
   StatementAmountDto,
@@ -60,14 +60,14 @@ export function statementDto(data: StatementDataDto, issuedAt: Date): StatementD
   };
 }
 
-/** Reads of the statements read model (one row per StatementIssued event). */
+/** Reads of the statements read model (one row per StatementIssued event), on the read replica when there is one. */
 @Injectable()
 export class StatementQueries {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly reads: ReplicaRouter) {}
 
   /** Newest month first. */
   async list(orgId: string): Promise<StatementDto[]> {
-    const { rows } = await this.db.query<{ statement: StatementDataDto; issued_at: Date }>(
+    const { rows } = await this.reads.query<{ statement: StatementDataDto; issued_at: Date }>(
       'SELECT statement, issued_at FROM statements WHERE org_id = $1 ORDER BY month DESC',
       [orgId],
     );
@@ -75,7 +75,7 @@ export class StatementQueries {
   }
 
   async get(orgId: string, month: string): Promise<StatementDto | null> {
-    const { rows } = await this.db.query<{ statement: StatementDataDto; issued_at: Date }>(
+    const { rows } = await this.reads.query<{ statement: StatementDataDto; issued_at: Date }>(
       'SELECT statement, issued_at FROM statements WHERE org_id = $1 AND month = $2',
       [orgId, month],
     );

@@ -165,9 +165,11 @@ export class LocalIndex {
     private readonly sql: Sql,
     private readonly tuning: LocalIndexTuning = DEFAULT_TUNING,
     priority?: BackendPriority,
+    /** Where learned translations are written, when `sql` is a read replica. */
+    learnOn: Queryable = sql,
   ) {
     this.wordLexemes = new WordLexemes(sql, this.canPrepare);
-    this.translations = new TermTranslations(sql, priority);
+    this.translations = new TermTranslations(learnOn, priority);
   }
 
   /** Whether statements may be named (prepared): a pool's connections can; a bare PGlite (tests) cannot. */

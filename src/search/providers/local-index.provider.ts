@@ -1,8 +1,16 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  Optional,
+  type OnModuleDestroy,
+} from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import type { BackendPriority } from '../../database/backend-priority.js';
 import { LOCAL_PROVIDER } from '../result-lists.js';
 import { Database } from '../../database/database.js';
+import { ReplicaRouter } from '../../database/replica-router.js';
 import { documentImages } from '../index/document-images.js';
 import { domainPatternsToRegexes } from '../index/domain-patterns.js';
 import {
@@ -59,9 +67,14 @@ export class LocalIndexProvider implements SearchProvider, OnApplicationBootstra
   constructor(
     private readonly db: Database,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'mode'>,
+    @Optional() reads?: ReplicaRouter,
   ) {
     this.priority = db.priority;
-    this.index = new LocalIndex(db, DEFAULT_TUNING, db.priority);
+    // Searches read the index on the read replica when there is one; translations are learned on the primary.
+    const searchReads = reads?.hasReplica
+      ? { query: reads.query.bind(reads), transaction: reads.snapshot.bind(reads) }
+      : db;
+    this.index = new LocalIndex(searchReads, DEFAULT_TUNING, db.priority, db);
   }
 
   /** Embedded mode: the first searches of a fresh PGlite are slow; a warm-up pays for them before the server listens. */
