@@ -14,7 +14,7 @@ import {
 import { loadResearchConfig, type ResearchConfig, ResearchVariables } from './research-config.js';
 import { loadSearchConfig, type SearchConfig, SearchVariables } from './search-config.js';
 import { loadServerConfig, type ServerConfig, ServerVariables } from './server-config.js';
-import { loadStorageConfig, type StorageConfig, StorageVariables } from './storage-config.js';
+import { loadStorageConfig, type StorageConfig, StorageVariables, storageProblems } from './storage-config.js';
 
 /*
  * The service's configuration: environment variables only, read once at start-up and validated. Each area, a section
@@ -88,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const server = loadServerConfig(vars.server);
   const storage = loadStorageConfig(vars.storage);
   const problems = [
+    ...storageProblems(vars.storage),
     ...fetchingProblems(vars.fetching),
     ...alertsProblems(vars.alerts),
     ...observabilityProblems(vars.observability, server),

@@ -29,6 +29,11 @@ export class StorageVariables {
 
   @Transform(emptyToUndefined)
   @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'INDEX_DATABASE_URL must be a postgres:// URL' })
+  INDEX_DATABASE_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
   @Matches(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'DATABASE_SCHEMA must be a lower-case SQL identifier' })
   DATABASE_SCHEMA?: string;
 
@@ -38,6 +43,13 @@ export class StorageVariables {
   @Min(1)
   @Max(500)
   DATABASE_POOL_SIZE?: number;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  INDEX_DATABASE_POOL_SIZE?: number;
 
   @Transform(toInt)
   @IsOptional()
@@ -99,6 +111,12 @@ export interface StorageConfig {
   readonly databaseUrl: string | undefined;
   readonly databaseSchema: string;
   readonly databasePoolSize: number;
+  /**
+   * Services mode: the database of the search index, page cache, request log and feedback, when not the main one
+   * (undefined: the main database holds them, through the same pool).
+   */
+  readonly indexDatabaseUrl: string | undefined;
+  readonly indexDatabasePoolSize: number;
   /** How long getting a PostgreSQL connection may take (a free one from the pool, or a new one), in milliseconds. */
   readonly databaseConnectTimeoutMs: number;
   /** How long one statement may wait for its answer before it fails (0: no limit), in milliseconds. */
@@ -112,7 +130,15 @@ export interface StorageConfig {
   readonly eventStoreUrl: string | undefined;
 }
 
+/** INDEX_DATABASE_URL applies in services mode only: embedded mode keeps every table in its one PGlite. */
+export function storageProblems(vars: StorageVariables): string[] {
+  return vars.INDEX_DATABASE_URL && !vars.DATABASE_URL
+    ? ['INDEX_DATABASE_URL needs DATABASE_URL (services mode): embedded mode keeps the index in its own database']
+    : [];
+}
+
 export function loadStorageConfig(vars: StorageVariables): StorageConfig {
+  const databasePoolSize = vars.DATABASE_POOL_SIZE ?? 10;
   return {
     mode: vars.DATABASE_URL ? 'services' : 'embedded',
     dataDir: vars.DATA_DIR ?? './data',
@@ -120,7 +146,10 @@ export function loadStorageConfig(vars: StorageVariables): StorageConfig {
     embeddedVacuumIntervalMs: vars.EMBEDDED_VACUUM_INTERVAL_MS ?? 30000,
     databaseUrl: vars.DATABASE_URL,
     databaseSchema: vars.DATABASE_SCHEMA ?? 'public',
-    databasePoolSize: vars.DATABASE_POOL_SIZE ?? 10,
+    databasePoolSize,
+    indexDatabaseUrl:
+      vars.INDEX_DATABASE_URL && vars.INDEX_DATABASE_URL !== vars.DATABASE_URL ? vars.INDEX_DATABASE_URL : undefined,
+    indexDatabasePoolSize: vars.INDEX_DATABASE_POOL_SIZE ?? databasePoolSize,
     databaseConnectTimeoutMs: vars.DATABASE_CONNECT_TIMEOUT_MS ?? 5000,
     databaseQueryTimeoutMs: vars.DATABASE_QUERY_TIMEOUT_MS ?? 30000,
     redisUrl: vars.REDIS_URL,

@@ -3,7 +3,8 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Database } from './database.js';
 import { EmbeddedPostgres } from './embedded-postgres.js';
 import { EmbeddedVacuum } from './embedded-vacuum.js';
-import { migrate } from './migrator.js';
+import { INDEX_DATABASE } from './index-database.js';
+import { mainDatabaseSets, migrate, type MigrationSet } from './migrator.js';
 
 const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
 
@@ -14,6 +15,28 @@ export const embeddedPostgresArguments = (config: AppConfig): [string, number, n
   config.databasePoolSize + 5,
 ];
 const EMBEDDED_VACUUM = Symbol('EMBEDDED_VACUUM');
+
+/** Applies `sets` to the database at `url`, then opens the process's pool on it. */
+async function migratedDatabase(
+  config: AppConfig,
+  url: string,
+  sets: MigrationSet[],
+  poolSize: number,
+  singleBackend: boolean,
+): Promise<Database> {
+  // Migrations may wait for another node's (an advisory lock) and build indexes: no statement time limit.
+  const migrations = Database.connect(url, config.databaseSchema, 1, { connectMs: config.databaseConnectTimeoutMs });
+  try {
+    await migrate(migrations.pool, config.databaseSchema, sets);
+  } finally {
+    await migrations.close();
+  }
+  return Database.connect(url, config.databaseSchema, poolSize, {
+    connectMs: config.databaseConnectTimeoutMs,
+    queryMs: config.databaseQueryTimeoutMs,
+    singleBackend,
+  });
+}
 
 @Global()
 @Module({
@@ -27,23 +50,22 @@ const EMBEDDED_VACUUM = Symbol('EMBEDDED_VACUUM');
     {
       provide: Database,
       inject: [APP_CONFIG, EMBEDDED_POSTGRES],
-      useFactory: async (config: AppConfig, embedded: EmbeddedPostgres | null) => {
-        const url = config.databaseUrl ?? embedded!.connectionString;
-        // Migrations may wait for another node's (an advisory lock) and build indexes: no statement time limit.
-        const migrations = Database.connect(url, config.databaseSchema, 1, {
-          connectMs: config.databaseConnectTimeoutMs,
-        });
-        try {
-          await migrate(migrations.pool, config.databaseSchema, ['store', 'readModels']);
-        } finally {
-          await migrations.close();
-        }
-        return Database.connect(url, config.databaseSchema, config.databasePoolSize, {
-          connectMs: config.databaseConnectTimeoutMs,
-          queryMs: config.databaseQueryTimeoutMs,
-          singleBackend: embedded !== null,
-        });
-      },
+      useFactory: (config: AppConfig, embedded: EmbeddedPostgres | null) =>
+        migratedDatabase(
+          config,
+          config.databaseUrl ?? embedded!.connectionString,
+          mainDatabaseSets(config.indexDatabaseUrl !== undefined),
+          config.databasePoolSize,
+          embedded !== null,
+        ),
+    },
+    {
+      provide: INDEX_DATABASE,
+      inject: [APP_CONFIG, Database],
+      useFactory: (config: AppConfig, db: Database) =>
+        config.indexDatabaseUrl
+          ? migratedDatabase(config, config.indexDatabaseUrl, ['index'], config.indexDatabasePoolSize, false)
+          : db,
     },
     {
       provide: EMBEDDED_VACUUM,
@@ -56,17 +78,19 @@ const EMBEDDED_VACUUM = Symbol('EMBEDDED_VACUUM');
       },
     },
   ],
-  exports: [Database],
+  exports: [Database, INDEX_DATABASE],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(
     private readonly db: Database,
+    @Inject(INDEX_DATABASE) private readonly indexDb: Database,
     @Inject(EMBEDDED_POSTGRES) private readonly embedded: EmbeddedPostgres | null,
     @Inject(EMBEDDED_VACUUM) private readonly vacuum: EmbeddedVacuum | null,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.vacuum?.stop();
+    if (this.indexDb !== this.db) await this.indexDb.close().catch(() => {});
     await this.db.close().catch(() => {});
     await this.embedded?.stop();
   }

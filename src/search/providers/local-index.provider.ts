@@ -3,6 +3,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import type { BackendPriority } from '../../database/backend-priority.js';
 import { LOCAL_PROVIDER } from '../result-lists.js';
 import { Database } from '../../database/database.js';
+import { INDEX_DATABASE } from '../../database/index-database.js';
 import { documentImages } from '../index/document-images.js';
 import { domainPatternsToRegexes } from '../index/domain-patterns.js';
 import {
@@ -57,7 +58,7 @@ export class LocalIndexProvider implements SearchProvider, OnApplicationBootstra
   private readonly priority: BackendPriority;
 
   constructor(
-    private readonly db: Database,
+    @Inject(INDEX_DATABASE) private readonly db: Database,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'mode'>,
   ) {
     this.priority = db.priority;
