@@ -4,8 +4,8 @@
  * appended through ChargeWriter (the service's group commit on the PostgreSQL event store) at BENCH_RATE a second,
  * an open loop, for BENCH_SECONDS, first alone, then while BENCH_INDEX_WRITERS loops index large pages (about
  * BENCH_PAGE_KB each, BENCH_BATCH a statement) through DocumentIndexWriter without pause, as a heavy crawl would.
- * Twice: the index in the main database (the same pool, as the service runs without INDEX_DATABASE_URL), then in a
- * second database of its own pool. Both databases are on DATABASE_URL's server (this machine has one); a second
+ * Two layouts, BENCH_ROUNDS rounds of each in A-B-B-A order: the index in the main database (the same pool, as the
+ * service runs without INDEX_DATABASE_URL), and in a second database with a pool of its own. Both databases are on DATABASE_URL's server (this machine has one); a second
  * server would also part their CPU, disk and WAL. Figures: append p50 / p99 of each layout under the index load,
  * two databases against one. Prints a table and, last, one JSON line (BenchReport); the report is also written to
  * bench/results/index-db-<time>.json unless BENCH_NO_RECORD.
@@ -33,6 +33,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const INDEX_WRITERS = Number(process.env.BENCH_INDEX_WRITERS ?? 4);
 const PAGE_KB = Number(process.env.BENCH_PAGE_KB ?? 40);
 const BATCH = Number(process.env.BENCH_BATCH ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const POOL_SIZE = 10;
 const ORGS = 50;
 const ACTOR: Actor = { type: 'operator', id: 'bench' };
@@ -120,15 +121,18 @@ async function appendSteadily(writer: ChargeWriter, orgs: readonly { org: string
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
   await Promise.all(pending);
-  const seconds = (performance.now() - started) / 1000;
-  const sorted = sortedCopy(latencies);
+  return { latencies, achievedRate: total / ((performance.now() - started) / 1000) };
+}
+
+function summary(runs: readonly { latencies: number[]; achievedRate: number }[]): AppendLatencies {
+  const sorted = sortedCopy(runs.flatMap((run) => run.latencies));
   return {
-    charges: total,
-    achievedRate: total / seconds,
+    charges: sorted.length,
+    achievedRate: Math.min(...runs.map((run) => run.achievedRate)),
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     max: sorted[sorted.length - 1] ?? NaN,
-  } satisfies AppendLatencies;
+  };
 }
 
 /** INDEX_WRITERS loops indexing pages until `stop` resolves: the pages and bytes written. */
@@ -147,7 +151,15 @@ function indexWithoutPause(indexWriter: DocumentIndexWriter, stop: Promise<void>
   return { done: Promise.all(Array.from({ length: INDEX_WRITERS }, loop)), written };
 }
 
-async function runLayout(layout: Layout): Promise<LayoutResult> {
+interface Round {
+  readonly quiet: { latencies: number[]; achievedRate: number };
+  readonly underIndexing: { latencies: number[]; achievedRate: number };
+  readonly pagesIndexed: number;
+  readonly indexedBytes: number;
+  readonly seconds: number;
+}
+
+async function runRound(layout: Layout): Promise<Round> {
   const schema = `bench_index_db_${process.pid}`;
   const separate = layout === 'two databases';
   const indexDatabaseName = `bench_index_${process.pid}`;
@@ -171,7 +183,7 @@ async function runLayout(layout: Layout): Promise<LayoutResult> {
     await indexWriter.upsert(Array.from({ length: 100 }, largePage));
 
     const quiet = await appendSteadily(writer, orgs);
-    log(`${layout}, appends alone: p50 ${quiet.p50.toFixed(1)} ms, p99 ${quiet.p99.toFixed(1)} ms`);
+    log(`${layout}, appends alone: p99 ${percentile(sortedCopy(quiet.latencies), 99).toFixed(1)} ms`);
     let finish!: () => void;
     const indexing = indexWithoutPause(indexWriter, new Promise<void>((resolve) => (finish = resolve)));
     const started = performance.now();
@@ -180,15 +192,15 @@ async function runLayout(layout: Layout): Promise<LayoutResult> {
     await indexing.done;
     const seconds = (performance.now() - started) / 1000;
     log(
-      `${layout}, appends while indexing (${indexing.written.pages} pages): p50 ${underIndexing.p50.toFixed(1)} ms, ` +
-        `p99 ${underIndexing.p99.toFixed(1)} ms`,
+      `${layout}, appends while indexing (${indexing.written.pages} pages): ` +
+        `p99 ${percentile(sortedCopy(underIndexing.latencies), 99).toFixed(1)} ms`,
     );
     return {
-      layout,
       quiet,
       underIndexing,
       pagesIndexed: indexing.written.pages,
-      indexedMbPerSecond: indexing.written.bytes / 1024 / 1024 / seconds,
+      indexedBytes: indexing.written.bytes,
+      seconds,
     };
   } finally {
     await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`).catch(() => {});
@@ -204,8 +216,31 @@ async function main(): Promise<void> {
     `index-db benchmark: ${RATE} charges/s for ${SECONDS} s, alone then with ${INDEX_WRITERS} index writers ` +
       `(${PAGE_KB} KB pages, ${BATCH} a statement); load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs`,
   );
-  const one = await runLayout('one database');
-  const two = await runLayout('two databases');
+  // A-B-B-A: a drift of the machine's load over the run weighs on both layouts alike.
+  const order: Layout[] = Array.from({ length: ROUNDS }, (_, i): Layout[] =>
+    i % 2 === 0 ? ['one database', 'two databases'] : ['two databases', 'one database'],
+  ).flat();
+  const rounds = new Map<Layout, Round[]>([
+    ['one database', []],
+    ['two databases', []],
+  ]);
+  for (const layout of order) rounds.get(layout)!.push(await runRound(layout));
+  const result = (layout: Layout): LayoutResult => {
+    const runs = rounds.get(layout)!;
+    return {
+      layout,
+      quiet: summary(runs.map((run) => run.quiet)),
+      underIndexing: summary(runs.map((run) => run.underIndexing)),
+      pagesIndexed: runs.reduce((sum, run) => sum + run.pagesIndexed, 0),
+      indexedMbPerSecond:
+        runs.reduce((sum, run) => sum + run.indexedBytes, 0) /
+        1024 /
+        1024 /
+        runs.reduce((sum, run) => sum + run.seconds, 0),
+    };
+  };
+  const one = result('one database');
+  const two = result('two databases');
   const figures: Figure[] = [
     ...[one, two].flatMap((r) => [
       { bench: 'index-db', measure: `append p50 alone, ${r.layout}`, value: r.quiet.p50, unit: 'ms' },
@@ -236,6 +271,7 @@ async function main(): Promise<void> {
       indexWriters: INDEX_WRITERS,
       pageKb: PAGE_KB,
       batch: BATCH,
+      rounds: ROUNDS,
       layouts: [one, two],
       sameServer: true,
       loadAverage: os.loadavg(),
