@@ -17,6 +17,22 @@ describe('loadConfig', () => {
     expect(config.demoSeed).toBe(false);
   });
 
+  test('INDEX_DATABASE_URL: the main database by default; its own pool size; refused in embedded mode', () => {
+    const main = 'postgres://u@db/x';
+    expect(loadConfig({ DATABASE_URL: main, DATABASE_POOL_SIZE: '7' })).toMatchObject({
+      indexDatabaseUrl: undefined,
+      indexDatabasePoolSize: 7,
+    });
+    expect(loadConfig({ DATABASE_URL: main, INDEX_DATABASE_URL: main }).indexDatabaseUrl).toBeUndefined();
+    expect(
+      loadConfig({ DATABASE_URL: main, INDEX_DATABASE_URL: 'postgres://u@index/y', INDEX_DATABASE_POOL_SIZE: '3' }),
+    ).toMatchObject({ indexDatabaseUrl: 'postgres://u@index/y', indexDatabasePoolSize: 3 });
+    expect(() => loadConfig({ DATABASE_URL: main, INDEX_DATABASE_URL: 'mysql://x' })).toThrow(/INDEX_DATABASE_URL/);
+    expect(() => loadConfig({ INDEX_DATABASE_URL: 'postgres://u@index/y' })).toThrow(
+      /INDEX_DATABASE_URL needs DATABASE_URL/,
+    );
+  });
+
   test('bad values are all reported by name', () => {
     let error: unknown;
     try {
