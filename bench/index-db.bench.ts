@@ -4,10 +4,12 @@
  * appended through ChargeWriter (the service's group commit on the PostgreSQL event store) at BENCH_RATE a second,
  * an open loop, for BENCH_SECONDS, first alone, then while BENCH_INDEX_WRITERS loops index large pages (about
  * BENCH_PAGE_KB each, BENCH_BATCH a statement) through DocumentIndexWriter without pause, as a heavy crawl would.
- * Two layouts, BENCH_ROUNDS rounds of each in A-B-B-A order: the index in the main database (the same pool, as the
- * service runs without INDEX_DATABASE_URL), and in a second database with a pool of its own. Both databases are on DATABASE_URL's server (this machine has one); a second
+ * Three layouts, BENCH_ROUNDS rounds of each in A-B-C-C-B-A order: the index in the main database through the same
+ * pool (the service without INDEX_DATABASE_URL), in the main database through a pool of its own (to tell the pool's
+ * share of a difference from the database's), and in a second database with its pool (INDEX_DATABASE_URL). Each
+ * phase starts after a CHECKPOINT. Both databases are on DATABASE_URL's server (this machine has one); a second
  * server would also part their CPU, disk and WAL. Figures: append p50 / p99 of each layout under the index load,
- * two databases against one. Prints a table and, last, one JSON line (BenchReport); the report is also written to
+ * against the first. Prints a table and, last, one JSON line (BenchReport); the report is also written to
  * bench/results/index-db-<time>.json unless BENCH_NO_RECORD.
  */
 import 'reflect-metadata';
@@ -28,6 +30,8 @@ import { type BenchReport, type Figure, figuresTable, percentile, sortedCopy } f
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const INDEX_DATABASE_NAME = `bench_index_${process.pid}`;
+const INDEX_DATABASE_URL = Object.assign(new URL(DATABASE_URL), { pathname: `/${INDEX_DATABASE_NAME}` }).href;
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const INDEX_WRITERS = Number(process.env.BENCH_INDEX_WRITERS ?? 4);
@@ -38,7 +42,9 @@ const POOL_SIZE = 10;
 const ORGS = 50;
 const ACTOR: Actor = { type: 'operator', id: 'bench' };
 
-type Layout = 'one database' | 'two databases';
+/** The third layout tells the database's share of the difference from the pool's. */
+type Layout = 'one database' | 'one database, two pools' | 'two databases';
+const LAYOUTS: readonly Layout[] = ['one database', 'one database, two pools', 'two databases'];
 interface AppendLatencies {
   readonly charges: number;
   readonly achievedRate: number;
@@ -162,17 +168,12 @@ interface Round {
 async function runRound(layout: Layout): Promise<Round> {
   const schema = `bench_index_db_${process.pid}`;
   const separate = layout === 'two databases';
-  const indexDatabaseName = `bench_index_${process.pid}`;
-  const admin = Database.connect(DATABASE_URL, 'public', 1);
-  const indexUrl = Object.assign(new URL(DATABASE_URL), { pathname: `/${indexDatabaseName}` }).href;
-  if (separate) {
-    await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(indexDatabaseName)}`);
-    await admin.query(`CREATE DATABASE ${quoteIdent(indexDatabaseName)}`);
-  }
   const db = Database.connect(DATABASE_URL, schema, POOL_SIZE);
-  const indexDb = separate ? Database.connect(indexUrl, schema, POOL_SIZE) : db;
+  const indexDb =
+    layout === 'one database' ? db : Database.connect(separate ? INDEX_DATABASE_URL : DATABASE_URL, schema, POOL_SIZE);
   try {
     await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
+    await indexDb.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
     await migrate(db.pool, schema, mainDatabaseSets(separate));
     if (separate) await migrate(indexDb.pool, schema, ['index']);
     const store = await PostgresEventStore.create(db, { announce: false });
@@ -182,8 +183,11 @@ async function runRound(layout: Layout): Promise<Round> {
     // A first index so that the load below updates postings of an index that already holds pages.
     await indexWriter.upsert(Array.from({ length: 100 }, largePage));
 
+    // Each phase starts with no dirty pages left by the set-up (a checkpoint amid one phase would weigh on its p99).
+    await db.query('CHECKPOINT');
     const quiet = await appendSteadily(writer, orgs);
     log(`${layout}, appends alone: p99 ${percentile(sortedCopy(quiet.latencies), 99).toFixed(1)} ms`);
+    await db.query('CHECKPOINT');
     let finish!: () => void;
     const indexing = indexWithoutPause(indexWriter, new Promise<void>((resolve) => (finish = resolve)));
     const started = performance.now();
@@ -204,9 +208,23 @@ async function runRound(layout: Layout): Promise<Round> {
     };
   } finally {
     await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`).catch(() => {});
-    if (separate) await indexDb.close();
+    if (indexDb !== db) {
+      await indexDb.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`).catch(() => {});
+      await indexDb.close();
+    }
     await db.close();
-    if (separate) await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(indexDatabaseName)} WITH (FORCE)`);
+  }
+}
+
+/** The second database, created once before the rounds (CREATE DATABASE writes much WAL) and dropped after them. */
+async function withIndexDatabase<T>(work: () => Promise<T>): Promise<T> {
+  const admin = Database.connect(DATABASE_URL, 'public', 1);
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(INDEX_DATABASE_NAME)}`);
+    await admin.query(`CREATE DATABASE ${quoteIdent(INDEX_DATABASE_NAME)}`);
+    return await work();
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(INDEX_DATABASE_NAME)} WITH (FORCE)`).catch(() => {});
     await admin.close();
   }
 }
@@ -217,14 +235,13 @@ async function main(): Promise<void> {
       `(${PAGE_KB} KB pages, ${BATCH} a statement); load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs`,
   );
   // A-B-B-A: a drift of the machine's load over the run weighs on both layouts alike.
-  const order: Layout[] = Array.from({ length: ROUNDS }, (_, i): Layout[] =>
-    i % 2 === 0 ? ['one database', 'two databases'] : ['two databases', 'one database'],
+  const order: Layout[] = Array.from({ length: ROUNDS }, (_, i) =>
+    i % 2 === 0 ? LAYOUTS : [...LAYOUTS].reverse(),
   ).flat();
-  const rounds = new Map<Layout, Round[]>([
-    ['one database', []],
-    ['two databases', []],
-  ]);
-  for (const layout of order) rounds.get(layout)!.push(await runRound(layout));
+  const rounds = new Map<Layout, Round[]>(LAYOUTS.map((layout) => [layout, []]));
+  await withIndexDatabase(async () => {
+    for (const layout of order) rounds.get(layout)!.push(await runRound(layout));
+  });
   const result = (layout: Layout): LayoutResult => {
     const runs = rounds.get(layout)!;
     return {
@@ -240,9 +257,10 @@ async function main(): Promise<void> {
     };
   };
   const one = result('one database');
+  const twoPools = result('one database, two pools');
   const two = result('two databases');
   const figures: Figure[] = [
-    ...[one, two].flatMap((r) => [
+    ...[one, twoPools, two].flatMap((r) => [
       { bench: 'index-db', measure: `append p50 alone, ${r.layout}`, value: r.quiet.p50, unit: 'ms' },
       { bench: 'index-db', measure: `append p99 alone, ${r.layout}`, value: r.quiet.p99, unit: 'ms' },
       {
@@ -252,14 +270,16 @@ async function main(): Promise<void> {
         unit: 'MB/s',
       },
     ]),
-    ...(['p50', 'p99'] as const).map((p) => ({
-      bench: 'index-db',
-      measure: `append ${p} while indexing, two databases`,
-      value: two.underIndexing[p],
-      unit: 'ms',
-      baseline: { label: 'one database', value: one.underIndexing[p] },
-      ratio: two.underIndexing[p] / one.underIndexing[p],
-    })),
+    ...[twoPools, two].flatMap((r) =>
+      (['p50', 'p99'] as const).map((p) => ({
+        bench: 'index-db',
+        measure: `append ${p} while indexing, ${r.layout}`,
+        value: r.underIndexing[p],
+        unit: 'ms',
+        baseline: { label: 'one database', value: one.underIndexing[p] },
+        ratio: r.underIndexing[p] / one.underIndexing[p],
+      })),
+    ),
   ];
   out(figuresTable(figures));
   const report: BenchReport = {
@@ -272,7 +292,7 @@ async function main(): Promise<void> {
       pageKb: PAGE_KB,
       batch: BATCH,
       rounds: ROUNDS,
-      layouts: [one, two],
+      layouts: [one, twoPools, two],
       sameServer: true,
       loadAverage: os.loadavg(),
       cpus: os.cpus().length,
