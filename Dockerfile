@@ -16,7 +16,8 @@ COPY src ./src
 COPY projections ./projections
 COPY dashboard ./dashboard
 # Besides dist/, keep the files the build does not emit but the server reads at run time relative to the project
-# root (numbered .sql migrations under src/database/migrations and projections/migrations, other non-TS assets).
+# root (numbered .sql migrations under src/database/migrations, src/database/index-migrations and
+# projections/migrations, other non-TS assets).
 RUN npm run build \
   && mkdir -p /assets \
   && find src projections -type f ! -name '*.ts' -exec cp --parents {} /assets/ \;

@@ -104,7 +104,7 @@ export async function measureFirstPass(
     let opened = await database.open();
     try {
       if (mode === 'services') await opened.db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(database.schema)} CASCADE`);
-      await migrate(opened.db.pool, database.schema, ['store']);
+      await migrate(opened.db.pool, database.schema, ['index']);
       const now = new Date();
       const documents = beir.corpus.map((doc) => beirIndexedDocument(doc, COLLECTION_PREFIX, now));
       const writer = new DocumentIndexWriter(opened.db);

@@ -368,7 +368,7 @@ async function latency(
   const db = Database.connect(DATABASE_URL, schema, 4);
   try {
     await db.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`);
-    await migrate(db.pool, schema, ['store']);
+    await migrate(db.pool, schema, ['index']);
     const version = (await db.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v;
     const longQueries = beir ? beir.queries.slice(0, LONG_QUERIES) : [];
     out(

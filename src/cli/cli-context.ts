@@ -5,6 +5,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ProjectionRunner } from '../../projections/projection-runner.js';
 import { type AppConfig, loadConfig } from '../config/app-config.js';
 import { Database } from '../database/database.js';
+import { INDEX_DATABASE } from '../database/index-database.js';
 import type { Actor } from '../event-store/domain-event.js';
 import { ProjectionTimeoutError } from '../event-store/read-model-progress.port.js';
 import {
@@ -35,6 +36,7 @@ export async function cliConfig(env: NodeJS.ProcessEnv): Promise<AppConfig> {
     // `mode` stays 'embedded': the PGlite socket has no LISTEN/NOTIFY, and the CLI never subscribes anyway.
     databaseUrl: config.databaseUrl ?? server?.connectionString,
     databasePoolSize: Math.min(config.databasePoolSize, CLI_POOL_SIZE),
+    indexDatabasePoolSize: Math.min(config.indexDatabasePoolSize, CLI_POOL_SIZE),
     // Operator commands (a rebuild, a verify) may run statements far longer than a request would.
     databaseQueryTimeoutMs: env.DATABASE_QUERY_TIMEOUT_MS ? config.databaseQueryTimeoutMs : 0,
     runProjections: false,
@@ -61,6 +63,8 @@ function nestLogger(config: AppConfig): LogLevel[] | false {
 export class CliContext {
   readonly commands: CommandBus;
   readonly db: Database;
+  /** The search index's, page cache's, request log's and feedback's database (the main one unless INDEX_DATABASE_URL). */
+  readonly indexDb: Database;
   readonly store: EventStore;
   readonly runner: ProjectionRunner;
 
@@ -72,6 +76,7 @@ export class CliContext {
   ) {
     this.commands = app.get(CommandBus);
     this.db = app.get(Database);
+    this.indexDb = app.get<Database>(INDEX_DATABASE);
     this.store = app.get<EventStore>(EVENT_STORE);
     this.runner = app.get(ProjectionRunner);
   }

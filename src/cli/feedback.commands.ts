@@ -25,7 +25,7 @@ const exportDataset: CliCommand = {
     }
     const since = sinceText === undefined ? null : new Date(`${sinceText}T00:00:00Z`);
     return async (ctx) => {
-      const report = await exportFeedbackDataset(ctx.db, orgId, dir, since);
+      const report = await exportFeedbackDataset(ctx.indexDb, orgId, dir, since);
       if (values.json) ctx.json({ dir, ...report });
       else {
         ctx.out(

@@ -16,11 +16,13 @@ const learn: CliCommand = {
     const limit = optionalInteger(values, 'limit', 1);
     return async (ctx) => {
       const started = performance.now();
-      const { rows: stats } = await ctx.db.query<{ doc_count: string }>('SELECT doc_count FROM search_corpus_stats');
+      const { rows: stats } = await ctx.indexDb.query<{ doc_count: string }>(
+        'SELECT doc_count FROM search_corpus_stats',
+      );
       const documents = Number(stats[0]?.doc_count ?? 0);
       let learned = 0;
       if (documents >= TRANSLATION.minDocuments) {
-        const { rows } = await ctx.db.query<{ lexeme: string }>(UNLEARNED_TERMS_SQL, [
+        const { rows } = await ctx.indexDb.query<{ lexeme: string }>(UNLEARNED_TERMS_SQL, [
           TRANSLATION.refreshFactor,
           limit ?? null,
         ]);
@@ -28,7 +30,7 @@ const learn: CliCommand = {
         try {
           for (let i = 0; i < rows.length; i += LEARN_BATCH) {
             await learnTranslations(
-              ctx.db,
+              ctx.indexDb,
               rows.slice(i, i + LEARN_BATCH).map((r) => r.lexeme),
             );
             learned = Math.min(rows.length, i + LEARN_BATCH);

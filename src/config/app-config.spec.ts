@@ -17,6 +17,22 @@ describe('loadConfig', () => {
     expect(config.demoSeed).toBe(false);
   });
 
+  test('INDEX_DATABASE_URL: the main database by default; its own pool size; refused in embedded mode', () => {
+    const main = 'postgres://u@db/x';
+    expect(loadConfig({ DATABASE_URL: main, DATABASE_POOL_SIZE: '7' })).toMatchObject({
+      indexDatabaseUrl: undefined,
+      indexDatabasePoolSize: 7,
+    });
+    expect(loadConfig({ DATABASE_URL: main, INDEX_DATABASE_URL: main }).indexDatabaseUrl).toBeUndefined();
+    expect(
+      loadConfig({ DATABASE_URL: main, INDEX_DATABASE_URL: 'postgres://u@index/y', INDEX_DATABASE_POOL_SIZE: '3' }),
+    ).toMatchObject({ indexDatabaseUrl: 'postgres://u@index/y', indexDatabasePoolSize: 3 });
+    expect(() => loadConfig({ DATABASE_URL: main, INDEX_DATABASE_URL: 'mysql://x' })).toThrow(/INDEX_DATABASE_URL/);
+    expect(() => loadConfig({ INDEX_DATABASE_URL: 'postgres://u@index/y' })).toThrow(
+      /INDEX_DATABASE_URL needs DATABASE_URL/,
+    );
+  });
+
   test('bad values are all reported by name', () => {
     let error: unknown;
     try {
@@ -96,6 +112,23 @@ describe('loadConfig', () => {
     );
     for (const value of ['soon', '50', '700000'])
       expect(() => loadConfig({ ...services, DATABASE_READ_MAX_LAG_MS: value })).toThrow(/DATABASE_READ_MAX_LAG_MS/);
+  });
+
+  test("INDEX_DATABASE_READ_URL: a replica of the index's own database; refused without INDEX_DATABASE_URL", () => {
+    const services = { DATABASE_URL: 'postgres://primary/db', INDEX_DATABASE_URL: 'postgres://index/db' };
+    expect(loadConfig(services).indexDatabaseReadUrl).toBeUndefined();
+    expect(loadConfig({ ...services, INDEX_DATABASE_READ_URL: 'postgres://index-replica/db' })).toMatchObject({
+      indexDatabaseUrl: 'postgres://index/db',
+      indexDatabaseReadUrl: 'postgres://index-replica/db',
+    });
+    expect(() => loadConfig({ ...services, INDEX_DATABASE_READ_URL: 'mysql://x/db' })).toThrow(
+      /INDEX_DATABASE_READ_URL/,
+    );
+    for (const index of [{}, { INDEX_DATABASE_URL: 'postgres://primary/db' }]) {
+      expect(() =>
+        loadConfig({ DATABASE_URL: 'postgres://primary/db', ...index, INDEX_DATABASE_READ_URL: 'postgres://r/db' }),
+      ).toThrow(/INDEX_DATABASE_READ_URL is a replica of INDEX_DATABASE_URL/);
+    }
   });
 
   test('MCP tools: search and extract by default; MCP_TOOLS adds operations; MCP_TOOL_NAMES picks the naming', () => {

@@ -33,6 +33,11 @@ export class StorageVariables {
 
   @Transform(emptyToUndefined)
   @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'INDEX_DATABASE_URL must be a postgres:// URL' })
+  INDEX_DATABASE_URL?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
   @Matches(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'DATABASE_SCHEMA must be a lower-case SQL identifier' })
   DATABASE_SCHEMA?: string;
 
@@ -42,6 +47,13 @@ export class StorageVariables {
   @Min(1)
   @Max(500)
   DATABASE_POOL_SIZE?: number;
+
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  INDEX_DATABASE_POOL_SIZE?: number;
 
   @Transform(toInt)
   @IsOptional()
@@ -69,6 +81,11 @@ export class StorageVariables {
   @Min(100)
   @Max(600000)
   DATABASE_READ_MAX_LAG_MS?: number;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'INDEX_DATABASE_READ_URL must be a postgres:// URL' })
+  INDEX_DATABASE_READ_URL?: string;
 
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -124,6 +141,14 @@ export interface StorageConfig {
   readonly databaseUrl: string | undefined;
   readonly databaseSchema: string;
   readonly databasePoolSize: number;
+  /**
+   * Services mode: the database of the search index, page cache, request log and feedback, when not the main one
+   * (undefined: the main database holds them, through the same pool).
+   */
+  readonly indexDatabaseUrl: string | undefined;
+  readonly indexDatabasePoolSize: number;
+  /** The read replica of the index's own database (with indexDatabaseUrl only), or undefined. */
+  readonly indexDatabaseReadUrl: string | undefined;
   /** How long getting a PostgreSQL connection may take (a free one from the pool, or a new one), in milliseconds. */
   readonly databaseConnectTimeoutMs: number;
   /** How long one statement may wait for its answer before it fails (0: no limit), in milliseconds. */
@@ -144,6 +169,7 @@ export interface StorageConfig {
 }
 
 export function loadStorageConfig(vars: StorageVariables): StorageConfig {
+  const databasePoolSize = vars.DATABASE_POOL_SIZE ?? 10;
   return {
     mode: vars.DATABASE_URL ? 'services' : 'embedded',
     dataDir: vars.DATA_DIR ?? './data',
@@ -151,7 +177,10 @@ export function loadStorageConfig(vars: StorageVariables): StorageConfig {
     embeddedVacuumIntervalMs: vars.EMBEDDED_VACUUM_INTERVAL_MS ?? 30000,
     databaseUrl: vars.DATABASE_URL,
     databaseSchema: vars.DATABASE_SCHEMA ?? 'public',
-    databasePoolSize: vars.DATABASE_POOL_SIZE ?? 10,
+    databasePoolSize,
+    indexDatabaseUrl: indexDatabaseUrlOf(vars),
+    indexDatabaseReadUrl: indexDatabaseUrlOf(vars) ? vars.INDEX_DATABASE_READ_URL : undefined,
+    indexDatabasePoolSize: vars.INDEX_DATABASE_POOL_SIZE ?? databasePoolSize,
     databaseConnectTimeoutMs: vars.DATABASE_CONNECT_TIMEOUT_MS ?? 5000,
     databaseQueryTimeoutMs: vars.DATABASE_QUERY_TIMEOUT_MS ?? 30000,
     databaseReadUrl: vars.DATABASE_READ_URL,
@@ -173,12 +202,29 @@ export function storageProblems(vars: StorageVariables): string[] {
       'REDIS_URL and REDIS_CLUSTER_NODES are both set: set REDIS_URL for one Redis, or REDIS_CLUSTER_NODES for a cluster',
     );
   }
+  // INDEX_DATABASE_URL applies in services mode only: embedded mode keeps every table in its one PGlite.
+  if (vars.INDEX_DATABASE_URL && !vars.DATABASE_URL) {
+    problems.push(
+      'INDEX_DATABASE_URL needs DATABASE_URL (services mode): embedded mode keeps the index in its own database',
+    );
+  }
+  if (vars.INDEX_DATABASE_READ_URL && !indexDatabaseUrlOf(vars)) {
+    problems.push(
+      'INDEX_DATABASE_READ_URL is a replica of INDEX_DATABASE_URL: set INDEX_DATABASE_URL too (without it the index ' +
+        'is in the main database, whose replica is DATABASE_READ_URL)',
+    );
+  }
   if (vars.DATABASE_READ_URL && !vars.DATABASE_URL) {
     problems.push(
       'DATABASE_READ_URL is a replica of DATABASE_URL: set DATABASE_URL too (embedded mode has no read replica)',
     );
   }
   return problems;
+}
+
+/** The index's own database: none when unset or when it names the main database. */
+function indexDatabaseUrlOf(vars: StorageVariables): string | undefined {
+  return vars.INDEX_DATABASE_URL && vars.INDEX_DATABASE_URL !== vars.DATABASE_URL ? vars.INDEX_DATABASE_URL : undefined;
 }
 
 function clusterNodeUrls(list: string | undefined): string[] {

@@ -3,8 +3,9 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Database } from './database.js';
 import { EmbeddedPostgres } from './embedded-postgres.js';
 import { EmbeddedVacuum } from './embedded-vacuum.js';
-import { migrate } from './migrator.js';
-import { readReplicaProviders } from './read-replica.providers.js';
+import { INDEX_DATABASE } from './index-database.js';
+import { mainDatabaseSets, migrate, type MigrationSet } from './migrator.js';
+import { INDEX_READS, readReplicaProviders } from './read-replica.providers.js';
 import { ReplicaMetrics } from './replica-metrics.js';
 import { ReplicaRouter } from './replica-router.js';
 
@@ -18,6 +19,28 @@ export const embeddedPostgresArguments = (config: AppConfig): [string, number, n
 ];
 const EMBEDDED_VACUUM = Symbol('EMBEDDED_VACUUM');
 
+/** Applies `sets` to the database at `url`, then opens the process's pool on it. */
+async function migratedDatabase(
+  config: AppConfig,
+  url: string,
+  sets: MigrationSet[],
+  poolSize: number,
+  singleBackend: boolean,
+): Promise<Database> {
+  // Migrations may wait for another node's (an advisory lock) and build indexes: no statement time limit.
+  const migrations = Database.connect(url, config.databaseSchema, 1, { connectMs: config.databaseConnectTimeoutMs });
+  try {
+    await migrate(migrations.pool, config.databaseSchema, sets);
+  } finally {
+    await migrations.close();
+  }
+  return Database.connect(url, config.databaseSchema, poolSize, {
+    connectMs: config.databaseConnectTimeoutMs,
+    queryMs: config.databaseQueryTimeoutMs,
+    singleBackend,
+  });
+}
+
 @Global()
 @Module({
   providers: [
@@ -30,23 +53,22 @@ const EMBEDDED_VACUUM = Symbol('EMBEDDED_VACUUM');
     {
       provide: Database,
       inject: [APP_CONFIG, EMBEDDED_POSTGRES],
-      useFactory: async (config: AppConfig, embedded: EmbeddedPostgres | null) => {
-        const url = config.databaseUrl ?? embedded!.connectionString;
-        // Migrations may wait for another node's (an advisory lock) and build indexes: no statement time limit.
-        const migrations = Database.connect(url, config.databaseSchema, 1, {
-          connectMs: config.databaseConnectTimeoutMs,
-        });
-        try {
-          await migrate(migrations.pool, config.databaseSchema, ['store', 'readModels']);
-        } finally {
-          await migrations.close();
-        }
-        return Database.connect(url, config.databaseSchema, config.databasePoolSize, {
-          connectMs: config.databaseConnectTimeoutMs,
-          queryMs: config.databaseQueryTimeoutMs,
-          singleBackend: embedded !== null,
-        });
-      },
+      useFactory: (config: AppConfig, embedded: EmbeddedPostgres | null) =>
+        migratedDatabase(
+          config,
+          config.databaseUrl ?? embedded!.connectionString,
+          mainDatabaseSets(config.indexDatabaseUrl !== undefined),
+          config.databasePoolSize,
+          embedded !== null,
+        ),
+    },
+    {
+      provide: INDEX_DATABASE,
+      inject: [APP_CONFIG, Database],
+      useFactory: (config: AppConfig, db: Database) =>
+        config.indexDatabaseUrl
+          ? migratedDatabase(config, config.indexDatabaseUrl, ['index'], config.indexDatabasePoolSize, false)
+          : db,
     },
     {
       provide: EMBEDDED_VACUUM,
@@ -60,17 +82,19 @@ const EMBEDDED_VACUUM = Symbol('EMBEDDED_VACUUM');
     },
     ...readReplicaProviders,
   ],
-  exports: [Database, ReplicaRouter, ReplicaMetrics],
+  exports: [Database, INDEX_DATABASE, ReplicaRouter, INDEX_READS, ReplicaMetrics],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   constructor(
     private readonly db: Database,
+    @Inject(INDEX_DATABASE) private readonly indexDb: Database,
     @Inject(EMBEDDED_POSTGRES) private readonly embedded: EmbeddedPostgres | null,
     @Inject(EMBEDDED_VACUUM) private readonly vacuum: EmbeddedVacuum | null,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.vacuum?.stop();
+    if (this.indexDb !== this.db) await this.indexDb.close().catch(() => {});
     await this.db.close().catch(() => {});
     await this.embedded?.stop();
   }

@@ -4,12 +4,32 @@ import type pg from 'pg';
 import { quoteIdent } from './database.js';
 import { projectRoot } from './project-root.js';
 
-/** Numbered .sql files: the store's own tables, and the read models that projections/ owns. */
+/**
+ * Numbered .sql files: the store's own tables (ledger events, auth, idempotency, research jobs, webhooks), the search
+ * index's (documents, postings, request log, feedback: INDEX_DATABASE_URL may put them in a database of their own),
+ * and the read models that projections/ owns. File numbers are unique across the sets.
+ */
 export const MIGRATION_SETS = {
   store: 'src/database/migrations',
+  index: 'src/database/index-migrations',
   readModels: 'projections/migrations',
 } as const;
 export type MigrationSet = keyof typeof MIGRATION_SETS;
+
+/**
+ * Where a set's files were recorded before: the index files belonged to `store` until the index could have its own
+ * database, and a database migrated then records them as ('store', file). Such a row counts as applied.
+ */
+const LEGACY_SET_NAMES: Readonly<Record<MigrationSet, readonly string[]>> = {
+  store: [],
+  index: ['store'],
+  readModels: [],
+};
+
+/** The sets a database holds: the store's and the read models, and the index's unless it has a database of its own. */
+export function mainDatabaseSets(indexSeparate: boolean): MigrationSet[] {
+  return indexSeparate ? ['store', 'readModels'] : ['store', 'index', 'readModels'];
+}
 
 const LOCK_ID = 7_401_312;
 
@@ -29,8 +49,8 @@ export async function migrate(pool: pg.Pool, schema: string, sets: MigrationSet[
       const dir = path.join(projectRoot(), MIGRATION_SETS[set]);
       const files = (await readdir(dir)).filter((f) => /^\d+_.+\.sql$/.test(f)).sort();
       const done = await client.query<{ name: string }>(
-        `SELECT name FROM ${quoteIdent(schema)}.schema_migrations WHERE migration_set = $1`,
-        [set],
+        `SELECT name FROM ${quoteIdent(schema)}.schema_migrations WHERE migration_set = ANY($1::text[])`,
+        [[set, ...LEGACY_SET_NAMES[set]]],
       );
       const doneNames = new Set(done.rows.map((r) => r.name));
       for (const file of files.filter((f) => !doneNames.has(f))) {

@@ -9,7 +9,7 @@ describe('DocumentIndexWriter', () => {
   let writer: DocumentIndexWriter;
 
   beforeAll(async () => {
-    database = await createTestDatabase(['store']);
+    database = await createTestDatabase(['index']);
     writer = new DocumentIndexWriter(database.db);
   });
   afterAll(() => database.drop());

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
+import { INDEX_DATABASE } from '../database/index-database.js';
 import type { ExtractedPage, PageLinkText } from './extracted-page.js';
 import { linkListShare } from './link-list-share.js';
 import { normalizeUrl } from './normalize-url.js';
@@ -61,7 +62,7 @@ export class DocumentIndexWriter {
   private msPerChar = INITIAL_MS_PER_CHAR;
   private readonly totals = { statements: 0, documents: 0, seconds: 0 };
 
-  constructor(private readonly db: Database) {}
+  constructor(@Inject(INDEX_DATABASE) private readonly db: Database) {}
 
   static fromPage(page: ExtractedPage, fetchedAt = new Date()): IndexedDocument | null {
     const url = normalizeUrl(page.url);

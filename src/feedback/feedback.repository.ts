@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
+import { INDEX_DATABASE } from '../database/index-database.js';
 import type { FeedbackRequestDto } from './dto/feedback-request.dto.js';
 import type { Judgment } from './judgments.js';
 
@@ -45,7 +46,7 @@ export interface FeedbackCursor {
 /** The search_feedback table: every read is by organization. */
 @Injectable()
 export class FeedbackRepository {
-  constructor(private readonly db: Database) {}
+  constructor(@Inject(INDEX_DATABASE) private readonly db: Database) {}
 
   async insert(feedback: Omit<StoredFeedback, 'createdAt'>): Promise<void> {
     await this.db.query(

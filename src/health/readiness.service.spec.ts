@@ -15,6 +15,8 @@ const at = (commit: number): Position => ({ commit: BigInt(commit), prepare: Big
 
 interface World {
   dbQuery?: () => Promise<unknown>;
+  /** With it, INDEX_DATABASE_URL's pool (else the index is in the main database, the same pool). */
+  indexDbQuery?: () => Promise<unknown>;
   redis?: Partial<RedisClient> | null;
   head?: From;
   checkpoint?: From;
@@ -25,6 +27,7 @@ interface World {
 
 function readiness(world: World = {}): ReadinessService {
   const db = { query: world.dbQuery ?? (async () => ({ rows: [{ '?column?': 1 }] })) } as unknown as Database;
+  const indexDb = world.indexDbQuery ? ({ query: world.indexDbQuery } as unknown as Database) : db;
   const store = {
     headPosition: async () => world.head ?? START,
     readAll: async (): Promise<RecordedEvent[]> =>
@@ -39,7 +42,7 @@ function readiness(world: World = {}): ReadinessService {
   } as unknown as ProjectionRunner;
   const config = { readyMaxProjectionLagMs: 1000 } as AppConfig;
   const redis = world.redis === undefined ? null : (world.redis as RedisClient | null);
-  return new ReadinessService(db, redis, store, runner, config);
+  return new ReadinessService(db, indexDb, redis, store, runner, config);
 }
 
 describe('ReadinessService', () => {
@@ -60,6 +63,17 @@ describe('ReadinessService', () => {
       ready: false,
       checks: { database: 'timeout', redis: 'not_configured', event_store: 'ok', projections: 'ok' },
     });
+  });
+
+  test('an index database of its own: the database check fails when it does not answer, and is ok when it does', async () => {
+    const up = await readiness({ indexDbQuery: async () => ({ rows: [] }) }).check();
+    expect(up).toMatchObject({ ready: true, checks: { database: 'ok' } });
+    const down = await readiness({
+      indexDbQuery: async () => {
+        throw new Error('connection refused');
+      },
+    }).check();
+    expect(down).toMatchObject({ ready: false, checks: { database: 'failed', event_store: 'ok' } });
   });
 
   test('Redis configured: ok when PING answers, failed when the client is not connected', async () => {

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ProjectionRunner } from '../../projections/projection-runner.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Database } from '../database/database.js';
+import { INDEX_DATABASE } from '../database/index-database.js';
 import { EVENT_STORE, type EventStore } from '../event-store/event-store.port.js';
 import { projectionStatus } from '../observability/projection-status.js';
 import { TimeoutError, withTimeout } from '../observability/with-timeout.js';
@@ -41,6 +42,7 @@ export class ReadinessService {
 
   constructor(
     private readonly db: Database,
+    @Inject(INDEX_DATABASE) private readonly indexDb: Database,
     @Inject(REDIS) private readonly redis: RedisClient | null,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly runner: ProjectionRunner,
@@ -49,9 +51,7 @@ export class ReadinessService {
 
   async check(): Promise<Readiness> {
     const [database, redis, eventStore, projections] = await Promise.all([
-      this.run('database', async () => {
-        await this.db.query('SELECT 1');
-      }),
+      this.run('database', () => this.databases()),
       this.redis
         ? this.run('redis', () => this.pingRedis(this.redis!))
         : Promise.resolve<CheckResult>('not_configured'),
@@ -63,6 +63,18 @@ export class ReadinessService {
     const checks = { database, redis, event_store: eventStore, projections };
     const ready = Object.values(checks).every((result) => result === 'ok' || result === 'not_configured');
     return { ready, checks };
+  }
+
+  /** The main database and, with INDEX_DATABASE_URL, the index's: one `database` check answers for both. */
+  private async databases(): Promise<void> {
+    await Promise.all([
+      this.db.query('SELECT 1'),
+      this.indexDb === this.db
+        ? null
+        : this.indexDb.query('SELECT 1').catch((error: Error) => {
+            throw new Error(`index database: ${error.message}`);
+          }),
+    ]);
   }
 
   private async pingRedis(redis: RedisClient): Promise<void> {

@@ -3,6 +3,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DocumentIndexWriter } from '../documents/document-index.writer.js';
 import { normalizeUrl, slashTwin } from '../documents/normalize-url.js';
 import { Database } from '../database/database.js';
+import { INDEX_DATABASE } from '../database/index-database.js';
 import type { ExtractedPage } from '../documents/extracted-page.js';
 import { AddressPolicy } from '../fetch/address-policy.js';
 import { portOfUrl } from '../config/allow-entry.js';
@@ -54,7 +55,7 @@ export class PageCache implements BeforeApplicationShutdown {
   readonly defaultMaxAgeSeconds: number;
 
   constructor(
-    private readonly db: Database,
+    @Inject(INDEX_DATABASE) private readonly db: Database,
     private readonly metrics: PageCacheMetrics,
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(REDIS) redis: RedisClient | null,

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { INDEX_READS } from '../database/read-replica.providers.js';
 import { ReplicaRouter } from '../database/replica-router.js';
 import type { LoggedRequestDto } from './dto/request-log-response.dto.js';
 
@@ -42,17 +43,30 @@ export const REQUEST_LOG_COLUMNS = [
   'credits',
 ] as const satisfies readonly (keyof LoggedRequestDto)[];
 
-interface Row extends Omit<LoggedRequestDto, 'occurred_at' | 'latency_ms' | 'credits'> {
+interface Row extends Omit<LoggedRequestDto, 'occurred_at' | 'latency_ms' | 'credits' | 'key_name' | 'key_prefix'> {
   id: string;
   occurred_at: Date;
   latency_ms: string;
   credits: string | null;
 }
 
-/** Reads an organization's request log, newest first, filtered and paged by id (on the read replica when there is one). */
+interface KeyLabel {
+  key_id: string;
+  name: string;
+  prefix: string;
+}
+
+/**
+ * Reads an organization's request log, newest first, filtered and paged by id (on the read replicas when there are).
+ * The log is in the index database and the keys' names in the main one (INDEX_DATABASE_URL may part them): one query
+ * each.
+ */
 @Injectable()
 export class RequestLogQueries {
-  constructor(private readonly reads: ReplicaRouter) {}
+  constructor(
+    @Inject(INDEX_READS) private readonly reads: ReplicaRouter,
+    private readonly mainReads: ReplicaRouter,
+  ) {}
 
   async page(
     orgId: string,
@@ -79,24 +93,36 @@ export class RequestLogQueries {
     } else where((p) => `r.status = ${p}`, filter.status === undefined ? undefined : Number(filter.status));
     const result = await this.reads.query<Row>(
       `SELECT r.id::text AS id, r.occurred_at, r.request_id, r.method, r.path, r.operation, r.status, r.key_id,
-         k.name AS key_name, k.prefix AS key_prefix, r.key_environment, r.project_id, r.summary, r.depth,
+         r.key_environment, r.project_id, r.summary, r.depth,
          r.latency_ms, r.credits, r.error
-       FROM request_log r LEFT JOIN api_keys k ON k.key_id = r.key_id
+       FROM request_log r
        WHERE ${conditions.join(' AND ')}
        ORDER BY r.id DESC
        LIMIT $${values.push(limit + 1)}`,
       values,
     );
     const rows = result.rows.slice(0, limit);
+    const keys = await this.keyLabels(rows.map((r) => r.key_id));
     return {
       requests: rows.map(({ id: _id, ...r }) => ({
         ...r,
+        key_name: keys.get(r.key_id)?.name ?? null,
+        key_prefix: keys.get(r.key_id)?.prefix ?? null,
         occurred_at: r.occurred_at.toISOString(),
         latency_ms: Number(r.latency_ms),
         credits: r.credits === null ? null : Number(r.credits),
       })),
       next: result.rows.length > limit ? rows[rows.length - 1]!.id : null,
     };
+  }
+
+  private async keyLabels(keyIds: string[]): Promise<Map<string, KeyLabel>> {
+    if (keyIds.length === 0) return new Map();
+    const { rows } = await this.mainReads.query<KeyLabel>(
+      'SELECT key_id, name, prefix FROM api_keys WHERE key_id = ANY($1::uuid[])',
+      [[...new Set(keyIds)]],
+    );
+    return new Map(rows.map((row) => [row.key_id, row]));
   }
 
   /** Every page of the filter after `first` (already read), one query each, as a CSV export pulls them. */

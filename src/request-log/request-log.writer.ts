@@ -1,6 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Database } from '../database/database.js';
+import { INDEX_DATABASE } from '../database/index-database.js';
 import { isUnavailableDependency } from '../http/unavailable-dependency.js';
 
 /** One data-plane call as the request log stores it. */
@@ -57,7 +58,7 @@ export class RequestLogWriter implements BeforeApplicationShutdown {
   private timers: NodeJS.Timeout[] = [];
 
   constructor(
-    private readonly db: Database,
+    @Inject(INDEX_DATABASE) private readonly db: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Database } from '../database/database.js';
+import { INDEX_DATABASE } from '../database/index-database.js';
 import { LocalIndexProvider } from './providers/local-index.provider.js';
 import { SEARCH_PROVIDERS, type SearchProvider } from './providers/search-provider.port.js';
 
@@ -10,7 +11,7 @@ import { SEARCH_PROVIDERS, type SearchProvider } from './providers/search-provid
 @Injectable()
 export class EmptyIndexHint {
   constructor(
-    private readonly db: Database,
+    @Inject(INDEX_DATABASE) private readonly db: Database,
     @Inject(SEARCH_PROVIDERS) private readonly providers: SearchProvider[],
   ) {}
 

@@ -16,7 +16,9 @@ export function uniqueName(prefix: string): string {
 }
 
 /** A fresh schema on the real test PostgreSQL, migrated, dropped by `drop()`. */
-export async function createTestDatabase(sets: MigrationSet[] = ['store', 'readModels']): Promise<TestDatabase> {
+export async function createTestDatabase(
+  sets: MigrationSet[] = ['store', 'index', 'readModels'],
+): Promise<TestDatabase> {
   const schema = uniqueName('t');
   const db = Database.connect(TEST_DATABASE_URL, schema, 10);
   await migrate(db.pool, schema, sets);

@@ -145,7 +145,7 @@ export async function runEvaluation(
     singleBackend: embedded !== null,
   });
   try {
-    await migrate(db.pool, schema, ['store']);
+    await migrate(db.pool, schema, ['index']);
     const indexMs = await indexCorpus(db, dataset);
     const queries = dataset.queries.slice(0, args.queries);
     out(

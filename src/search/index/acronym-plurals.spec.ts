@@ -9,7 +9,7 @@ describe('acronym plurals', () => {
   let database: TestDatabase;
   let provider: LocalIndexProvider;
   beforeAll(async () => {
-    database = await createTestDatabase(['store']);
+    database = await createTestDatabase(['index']);
     provider = new LocalIndexProvider(database.db, { mode: 'services' });
     await new DocumentIndexWriter(database.db).upsert([
       textDocument(

@@ -305,7 +305,7 @@ const SEARCH_MIGRATIONS = [
 const ACRONYM_PLURALS_MIGRATION = '026_search_acronym_plurals.sql';
 const TERM_BURSTS_MIGRATION = '027_search_term_bursts.sql';
 
-const migration = (file: string) => readFile(path.join(projectRoot(), 'src/database/migrations', file), 'utf8');
+const migration = (file: string) => readFile(path.join(projectRoot(), 'src/database/index-migrations', file), 'utf8');
 const queryable = (pglite: PGlite) =>
   ({ query: (text: string, values?: unknown[]) => pglite.query(text, values) }) as unknown as Queryable;
 
@@ -313,7 +313,7 @@ describe('BM25F ranking SQL against the TypeScript reference', () => {
   describe('on the test PostgreSQL', () => {
     let database: TestDatabase;
     beforeAll(async () => {
-      database = await createTestDatabase(['store']);
+      database = await createTestDatabase(['index']);
       await insertCorpus(database.db);
     });
     afterAll(async () => {
@@ -336,7 +336,7 @@ describe('BM25F ranking SQL against the TypeScript reference', () => {
     });
 
     test('TRUNCATE empties the postings with the statistics; the next insert fills them again', async () => {
-      const scratch = await createTestDatabase(['store']);
+      const scratch = await createTestDatabase(['index']);
       try {
         await insertCorpus(scratch.db);
         await scratch.db.query('TRUNCATE documents');

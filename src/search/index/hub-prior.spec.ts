@@ -56,7 +56,7 @@ const QUERY = 'how should static files be served by the web server in production
 describe('hub-page prior', () => {
   let database: TestDatabase;
   beforeAll(async () => {
-    database = await createTestDatabase(['store']);
+    database = await createTestDatabase(['index']);
     await new DocumentIndexWriter(database.db).upsert(CORPUS);
   });
   afterAll(async () => {

@@ -58,7 +58,7 @@ describe('learned translations on PostgreSQL', () => {
 
   let database: TestDatabase;
   beforeAll(async () => {
-    database = await createTestDatabase(['store']);
+    database = await createTestDatabase(['index']);
     await new DocumentIndexWriter(database.db).upsert(CORPUS);
   });
   afterAll(async () => {

@@ -34,7 +34,7 @@ describe('term weights: IDF × burstiness^exponent', () => {
 describe('burstiness in the index (migration 027)', () => {
   let database: TestDatabase;
   beforeAll(async () => {
-    database = await createTestDatabase(['store']);
+    database = await createTestDatabase(['index']);
     const filler = (seed: number, count: number) =>
       Array.from({ length: count }, (_, i) => `filler${((seed * 31 + i * 7) % 300).toString(36)}`).join(' ');
     const page = (id: string, content: string) => textDocument(`${SITE}/${id}`, null, content);

@@ -11,6 +11,8 @@ import type { BackendPriority } from '../../database/backend-priority.js';
 import { LOCAL_PROVIDER } from '../result-lists.js';
 import { Database } from '../../database/database.js';
 import { ReplicaRouter } from '../../database/replica-router.js';
+import { INDEX_DATABASE } from '../../database/index-database.js';
+import { INDEX_READS } from '../../database/read-replica.providers.js';
 import { documentImages } from '../index/document-images.js';
 import { domainPatternsToRegexes } from '../index/domain-patterns.js';
 import {
@@ -65,9 +67,9 @@ export class LocalIndexProvider implements SearchProvider, OnApplicationBootstra
   private readonly priority: BackendPriority;
 
   constructor(
-    private readonly db: Database,
+    @Inject(INDEX_DATABASE) private readonly db: Database,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'mode'>,
-    @Optional() reads?: ReplicaRouter,
+    @Optional() @Inject(INDEX_READS) reads?: ReplicaRouter,
   ) {
     this.priority = db.priority;
     // Searches read the index on the read replica when there is one; translations are learned on the primary.

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { Database } from '../../database/database.js';
+import { INDEX_DATABASE } from '../../database/index-database.js';
 import { isUnavailableDependency } from '../../http/unavailable-dependency.js';
 
 /** Who searched, under which request id: what a search's results are kept under. */
@@ -63,7 +64,7 @@ export class SearchResultLog implements BeforeApplicationShutdown {
   private lastPrune = 0;
 
   constructor(
-    private readonly db: Database,
+    @Inject(INDEX_DATABASE) private readonly db: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Database } from '../../database/database.js';
+import { INDEX_DATABASE } from '../../database/index-database.js';
 import type { JsonRecord } from '../../search/upstream/json-shape.js';
 
 /** A page of the local index that may hold items of a vertical. */
@@ -46,7 +47,7 @@ const STRUCTURED_TEXT = `left(coalesce((SELECT string_agg(s #>> '{}', ' ')
  */
 @Injectable()
 export class LocalDocuments {
-  constructor(private readonly db: Database) {}
+  constructor(@Inject(INDEX_DATABASE) private readonly db: Database) {}
 
   async find(query: string, filter: DocumentFilter): Promise<LocalDocument[]> {
     const { rows } = await this.db.query<{
