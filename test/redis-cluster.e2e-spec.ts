@@ -130,7 +130,7 @@ describe('on a Redis Cluster', () => {
     expect(refused.status).toBe(401);
   });
 
-  test('two app processes on the cluster: 50 concurrent searches with 10 credits left charge exactly 10', async () => {
+  test('two app processes on the cluster: 50 concurrent searches with 10 credits left charge exactly 10; killed, their leases are settled', async () => {
     const org = await meteredOrganization(nodeA, smtp, 'processes@cluster.test');
     const key = (await org.key()).key;
     await changePlan(nodeA, org.orgId, { allowance: 10, rpmLive: 100_000 });
@@ -148,13 +148,14 @@ describe('on a Redis Cluster', () => {
       expect(countStatuses(responses)).toEqual({ 200: 10, 402: 40 });
       expect(await expectOneChargePerSuccess(nodeA, org.orgId, responses)).toBe(10);
 
-      // Each process noted its leases in its journal of the organization's slot; one of them killed (SIGKILL), the
-      // other nodes' sweep finds its journal on the cluster and settles it from the ledger.
+      // A process that took leases noted them in its journal of the organization's slot (one of them may have taken
+      // all ten credits, the other none); both killed (SIGKILL), the other nodes' sweep finds their journals on the
+      // cluster and settles them from the ledger.
       const redis = nodeA.app.get<RedisClusterClient>(REDIS);
       const journals = () => scanKeys(redis, `${nodeA.config.redisPrefix}inflight:*:{${org.orgId}}`);
-      expect((await journals()).length).toBe(2);
-      await processes[0]!.kill();
-      await eventually("the killed process's journal settled", journals, (left) => left.length === 1, 30_000);
+      expect((await journals()).length).toBeGreaterThanOrEqual(1);
+      await Promise.all(processes.map((p) => p.kill()));
+      await eventually("the killed processes' journals settled", journals, (left) => left.length === 0, 30_000);
       await expectLedgerVerified();
     } finally {
       await Promise.all(processes.map((p) => p.stop()));
