@@ -16,6 +16,9 @@ const SUITES = [
   'test/api-keys.e2e-spec.ts',
   'test/ledger-verify.e2e-spec.ts',
   'test/ledger-usage.e2e-spec.ts',
+  'test/ledger-entries.e2e-spec.ts',
+  'test/cli-grants.e2e-spec.ts',
+  'test/test-key-usage-headers.e2e-spec.ts',
   'test/faults/two-processes.e2e-spec.ts',
 ];
 // On the cluster and the primary alone: these read dashboards and ledger pages, which the service reads from a
