@@ -11,7 +11,7 @@ import {
   isAtOrAfter,
 } from '../src/event-store/event-store.port.js';
 import type { RedisClient } from '../src/redis/redis.module.js';
-import { getMany } from '../src/redis/cluster-nodes.js';
+import { getMany, isCluster } from '../src/redis/cluster-nodes.js';
 import type { RedisKeyspace } from '../src/redis/redis-keyspace.js';
 import { counterKeys } from '../src/metering/counter-keys.js';
 import type { CreditsCharged } from '../src/metering/events/credits-charged.event.js';
@@ -69,7 +69,10 @@ export interface VerifyLedgerOptions {
   /** Compare the hot-path counters too (when REDIS_URL is set). */
   readonly redis?: RedisClient | null;
   readonly redisPrefix?: string;
-  /** Redis is a cluster (REDIS_CLUSTER_NODES): the counters' names carry their organization's hash tag. */
+  /**
+   * Redis is a cluster (REDIS_CLUSTER_NODES): the counters' names carry their organization's hash tag. By default,
+   * whether `redis` is a cluster client.
+   */
   readonly redisCluster?: boolean;
   readonly pageSize?: number;
   readonly onProgress?: (eventsRead: number) => void;
@@ -346,7 +349,10 @@ export async function verifyLedger(
   const actual = await readModels(db, checkpointName);
   const expected = new Expected();
   const counters = options.redis
-    ? new ExpectedCounters({ prefix: options.redisPrefix ?? '', cluster: options.redisCluster ?? false })
+    ? new ExpectedCounters({
+        prefix: options.redisPrefix ?? '',
+        cluster: options.redisCluster ?? isCluster(options.redis),
+      })
     : undefined;
   // A first pass for the statements: where a charge is booked depends on its month's statement, issued after it.
   const issued = new IssuedStatements();

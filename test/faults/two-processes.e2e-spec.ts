@@ -1,11 +1,10 @@
-import { createClient } from 'redis';
 import { Database, quoteIdent } from '../../src/database/database.js';
 import { AppProcess, runBuiltCli, stopAllAppProcesses } from '../support/app-process.js';
 import { FixtureSite } from '../support/fixture-site.js';
 import { RoundRobinProxy, UPSTREAM_HEADER } from '../support/round-robin-proxy.js';
 import { SmtpSink, signInTokenFrom } from '../support/smtp-sink.js';
 import { type Json, call, createProjectAndKey } from '../support/test-app.js';
-import { TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from '../support/test-database.js';
+import { TEST_DATABASE_URL, TEST_REDIS_URL, deleteTestRedisKeys, uniqueName } from '../support/test-database.js';
 
 /**
  * Issue 8, fault 2: two app processes on one PostgreSQL schema and one Redis prefix, behind one address (a
@@ -151,12 +150,7 @@ describe('two app processes behind one address', () => {
     await site?.stop();
     await db?.query(`DROP SCHEMA IF EXISTS ${quoteIdent(schema)} CASCADE`).catch(() => {});
     await db?.close();
-    const redis = createClient({ url: TEST_REDIS_URL });
-    await redis.connect();
-    for await (const keys of redis.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) {
-      if (keys.length > 0) await redis.del(keys);
-    }
-    await redis.close();
+    await deleteTestRedisKeys(prefix);
   }, 60_000);
 
   test('the per-key rate limit is one limit for both processes', async () => {

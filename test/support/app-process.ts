@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, rmdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './ports.js';
+import { scaledOut } from './test-services.js';
 
 /**
  * The built service (dist/) as a child process: start it with an environment, wait until /readyz answers 200, stop it
@@ -121,7 +122,7 @@ export function runProcess(
 
 /** The operator CLI of the build (`node dist/src/cli/main.js ...`) with exactly this service environment. */
 export function runBuiltCli(args: readonly string[], env: Record<string, string>, timeoutMs = 120_000) {
-  return runProcess(process.execPath, [DIST_CLI, ...args], { env: { ...baseEnv(), ...env }, timeoutMs });
+  return runProcess(process.execPath, [DIST_CLI, ...args], { env: { ...baseEnv(), ...scaledOut(env) }, timeoutMs });
 }
 
 export interface AppProcessOptions {
@@ -179,7 +180,7 @@ export class AppProcess {
   }
 
   private static spawn(options: AppProcessOptions, port: number): AppProcess {
-    const env = { ...baseEnv(), LOG_LEVEL: 'info', ...options.env, PORT: String(port), HOST: '127.0.0.1' };
+    const env = { ...baseEnv(), LOG_LEVEL: 'info', ...scaledOut(options.env), PORT: String(port), HOST: '127.0.0.1' };
     const main = options.script ?? DIST_MAIN;
     // Under script(1) the server is a grandchild: it gets a process group of its own, so that a signal reaches both.
     const child = options.terminal

@@ -4,6 +4,7 @@ import { toNewEvent } from '../../src/event-store/domain-event.js';
 import { EVENT_STORE, type EventStore, type Position, isAtOrAfter } from '../../src/event-store/event-store.port.js';
 import { type CreditsCharged, chargesStream } from '../../src/metering/events/credits-charged.event.js';
 import { type Json, type UsedTestApp, call, setUpOrganization, useTestApp } from './test-app.js';
+import { replicaCaughtUp } from './test-database.js';
 
 /**
  * What the ledger's suites (test/ledger-*.e2e-spec.ts) share: charges written straight to the event store, and one
@@ -199,6 +200,7 @@ export function useLedgerFixture(): LedgerFixture {
       'any',
     );
     await app.app.get(ProjectionRunner).waitFor(result.position, 10_000);
+    await replicaCaughtUp();
     const march = marchCharges.map((c) => c.data);
     const all = [...march, april.data, current.data, ...big.map((c) => c.data)];
     Object.assign(fixture, { store, owner, stranger, projectB, opsKey, ciKey, batchKey, march, all });

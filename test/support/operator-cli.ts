@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { runCli } from '../../src/cli/run-cli.js';
+import { scaledOut } from './test-services.js';
 
 export interface CliResult {
   readonly code: number;
@@ -23,6 +24,6 @@ function capture(): { stream: Writable; text: () => string } {
 export async function operatorCli(env: NodeJS.ProcessEnv, ...argv: string[]): Promise<CliResult> {
   const stdout = capture();
   const stderr = capture();
-  const code = await runCli(argv, env, { stdout: stdout.stream, stderr: stderr.stream });
+  const code = await runCli(argv, scaledOut(env), { stdout: stdout.stream, stderr: stderr.stream });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }

@@ -5,7 +5,8 @@ import type { AppConfig } from '../../src/config/app-config.js';
 import { Database, quoteIdent } from '../../src/database/database.js';
 import type { RedisClient } from '../../src/redis/redis.module.js';
 import { SmtpSink, signInTokenFrom } from './smtp-sink.js';
-import { TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from './test-database.js';
+import { uniqueName } from './test-database.js';
+import { TEST_DATABASE_URL, TEST_REDIS_URL, scaledOut } from './test-services.js';
 
 /**
  * The one app-and-HTTP helper of the tests: the whole service started in this process (`startTestApp`, or
@@ -41,18 +42,20 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const { createApp } = await import('../../src/app/create-app.js');
   const { loadConfig } = await import('../../src/config/app-config.js');
   const schema = options.schema ?? uniqueName('e2e');
-  const config = loadConfig({
-    DATABASE_URL: TEST_DATABASE_URL,
-    DATABASE_SCHEMA: schema,
-    ...(options.redis === false
-      ? {}
-      : options.redisClusterNodes
-        ? { REDIS_CLUSTER_NODES: options.redisClusterNodes, REDIS_PREFIX: `${schema}:` }
-        : { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: `${schema}:` }),
-    LOG_LEVEL: 'silent',
-    DEMO_SEED: 'false',
-    ...options.env,
-  });
+  const config = loadConfig(
+    scaledOut({
+      DATABASE_URL: TEST_DATABASE_URL,
+      DATABASE_SCHEMA: schema,
+      ...(options.redis === false
+        ? {}
+        : options.redisClusterNodes
+          ? { REDIS_CLUSTER_NODES: options.redisClusterNodes, REDIS_PREFIX: `${schema}:` }
+          : { REDIS_URL: TEST_REDIS_URL, REDIS_PREFIX: `${schema}:` }),
+      LOG_LEVEL: 'silent',
+      DEMO_SEED: 'false',
+      ...options.env,
+    }),
+  );
   const app = await createApp(config, { modules: options.modules ?? [] });
   await app.listen(0, options.host ?? '127.0.0.1');
   const port = (app.getHttpServer().address() as AddressInfo).port;
