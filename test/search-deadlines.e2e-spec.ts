@@ -9,11 +9,13 @@ import { SearchAdmission } from '../src/search/load/search-admission.js';
 const ADVANCED_BUDGET_MS = 3000;
 const ALLOWANCE_MS = 200;
 /**
- * What a loaded 2-core machine may add on top. The searches below would take at least 3.6 s if their budget were
- * counted from when their work began (queued time + the engine + advanced's 1.3 s of reading), so the bound
- * ADVANCED_BUDGET_MS + ALLOWANCE_MS + SLACK_MS (3.5 s) still fails without the deadline.
+ * What a loaded 2-core machine may add on top: 24 searches reaching their deadline together rank and answer at once,
+ * with other test files' work on the same cores (a full CI run measured them 140 ms past 3.5 s). A search queued
+ * 2.2 s or more would take at least 3.8 s if its budget were counted from when its work began (queued time + the
+ * engine + advanced's 1.3 s of reading), so the bound ADVANCED_BUDGET_MS + ALLOWANCE_MS + SLACK_MS (3.7 s) still
+ * fails without the deadline: the single search below, and the two queued longest of the 24.
  */
-const SLACK_MS = 300;
+const SLACK_MS = 500;
 const WITHIN_MS = ADVANCED_BUDGET_MS + ALLOWANCE_MS + SLACK_MS;
 
 const engineHit = (url: string, rank: number) => ({
