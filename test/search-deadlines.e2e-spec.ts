@@ -96,6 +96,11 @@ describe('POST /search answers within its depth budget counted from arrival', ()
     orgId = org.orgId;
     await changePlan(app, orgId, { plan: 'enterprise' });
     key = (await org.key()).key;
+    // A first search warms the new app (compiled code, connections, statement plans): the timings below are of a
+    // running server's searches, not of its first one.
+    const warm = pages.set('/warm-up', { kind: 'html', body: articlePage('Warm up', ['A page read once.']) });
+    searxng.searxngResults = () => [engineHit(warm, 0)];
+    expect((await timedSearch(app.url, key, { query: 'warm up' })).response.status).toBe(200);
   });
   /** Each query's hits: three pages that answer at once, and three of its own that never do. */
   const hitsOf = (query: string) => {
