@@ -63,11 +63,12 @@ export class Database {
       : this.pool.query<R>(textOrConfig);
   }
 
-  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** `begin`: the statement that opens it (an isolation level, READ ONLY). */
+  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
+      await client.query(begin);
       const result = await work(client);
       await client.query('COMMIT');
       return result;

@@ -45,16 +45,9 @@ export const readReplicaProviders: Provider[] = [
     provide: ReplicaRouter,
     inject: [APP_CONFIG, Database, ReplicaMetrics],
     useFactory: async (config: AppConfig, db: Database, metrics: ReplicaMetrics) => {
-      const replica =
-        config.databaseUrl && config.databaseReadUrl
-          ? {
-              url: config.databaseReadUrl,
-              maxLagMs: config.databaseReadMaxLagMs,
-              poolSize: config.databasePoolSize,
-              connectTimeoutMs: config.databaseConnectTimeoutMs,
-              queryTimeoutMs: config.databaseQueryTimeoutMs,
-            }
-          : undefined;
+      const replica = config.databaseUrl
+        ? replicaOptions(config, config.databaseReadUrl, config.databasePoolSize)
+        : undefined;
       const router = ReplicaRouter.create(db, replica, metrics, MAIN_DATABASE);
       await router.start();
       return router;
@@ -65,15 +58,7 @@ export const readReplicaProviders: Provider[] = [
     inject: [APP_CONFIG, INDEX_DATABASE, ReplicaRouter, ReplicaMetrics],
     useFactory: async (config: AppConfig, indexDb: Database, main: ReplicaRouter, metrics: ReplicaMetrics) => {
       if (!config.indexDatabaseUrl) return main;
-      const replica = config.indexDatabaseReadUrl
-        ? {
-            url: config.indexDatabaseReadUrl,
-            maxLagMs: config.databaseReadMaxLagMs,
-            poolSize: config.indexDatabasePoolSize,
-            connectTimeoutMs: config.databaseConnectTimeoutMs,
-            queryTimeoutMs: config.databaseQueryTimeoutMs,
-          }
-        : undefined;
+      const replica = replicaOptions(config, config.indexDatabaseReadUrl, config.indexDatabasePoolSize);
       const router = ReplicaRouter.create(indexDb, replica, metrics, INDEX_DATABASE_LABEL);
       await router.start();
       return router;
@@ -81,3 +66,16 @@ export const readReplicaProviders: Provider[] = [
   },
   ReadReplicaShutdown,
 ];
+
+/** A replica's settings: its URL, and the bound and timeouts every replica shares (none without a URL). */
+function replicaOptions(config: AppConfig, url: string | undefined, poolSize: number) {
+  return url
+    ? {
+        url,
+        maxLagMs: config.databaseReadMaxLagMs,
+        poolSize,
+        connectTimeoutMs: config.databaseConnectTimeoutMs,
+        queryTimeoutMs: config.databaseQueryTimeoutMs,
+      }
+    : undefined;
+}
