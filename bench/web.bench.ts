@@ -67,6 +67,11 @@ type RowName = 'engine' | Depth;
 const CLAIMS = Math.max(1, Number(process.env.BENCH_WEB_CLAIMS ?? 100));
 const CONCURRENCY = Math.max(1, Number(process.env.BENCH_WEB_CONCURRENCY ?? 4));
 const RAW = process.env.BENCH_WEB_RAW ?? 'markdown';
+/**
+ * BENCH_WEB_COLD_MAX_AGE=0: the cold pass asks `max_age: 0`, so that every page is fetched (as issue 40's measurement
+ * did); unset, a claim's cold pass may find pages that earlier claims read in the page cache.
+ */
+const COLD_MAX_AGE = process.env.BENCH_WEB_COLD_MAX_AGE ? Number(process.env.BENCH_WEB_COLD_MAX_AGE) : null;
 const MODE = process.env.BENCH_WEB_MODE === 'embedded' ? 'embedded' : 'services';
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -191,7 +196,7 @@ async function probeReach(service: ServiceUnderTest, url: string): Promise<strin
   }
 }
 
-function askService(service: ServiceUnderTest, depth: Depth) {
+function askService(service: ServiceUnderTest, depth: Depth, maxAge: number | null = null) {
   return (claim: Claim) =>
     timed(
       claim,
@@ -204,6 +209,7 @@ function askService(service: ServiceUnderTest, depth: Depth) {
             search_depth: depth,
             max_results: 10,
             ...(RAW === 'none' ? {} : { include_raw_content: RAW }),
+            ...(maxAge === null ? {} : { max_age: maxAge }),
           }),
           signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
         }),
@@ -618,6 +624,7 @@ async function writeAnswers(directory: string, depth: Depth, cold: Pass): Promis
   const answers = cold.answers.map((a) => ({
     claim: { id: a.claim.id, text: a.claim.text, evidence: Object.fromEntries(a.claim.evidence) },
     status: a.status,
+    ms: a.ms,
     results: a.results,
   }));
   await writeFile(path.join(directory, `${depth}.json`), `${JSON.stringify(answers)}\n`);
@@ -683,7 +690,7 @@ async function main(): Promise<void> {
       });
       try {
         if (depth === SELECTED[0]) console.log(await probeReach(service, probe));
-        const cold = await pass(claims, pages, askService(service, depth));
+        const cold = await pass(claims, pages, askService(service, depth, COLD_MAX_AGE));
         const warm = await pass(claims, pages, askService(service, depth));
         const row = rowFigures(depth, cold, warm, web, engineLatency, engineMs);
         if (process.env.BENCH_WEB_ANSWERS) await writeAnswers(process.env.BENCH_WEB_ANSWERS, depth, cold);
@@ -712,6 +719,7 @@ async function main(): Promise<void> {
     concurrency: CONCURRENCY,
     mode: MODE,
     include_raw_content: RAW,
+    cold_max_age: COLD_MAX_AGE,
     budgets_ms: BUDGETS,
     page_margin_ms: PAGE_MARGIN_MS,
     hosts: hosts.length,

@@ -8,6 +8,10 @@ const EVIDENCE = 'The Swansea tidal lagoon turbines would reach an output of 320
 const OTHER_EVIDENCE = 'Each lagoon turbine output is steadiest at mid tide, when the head of water is greatest.';
 const SNIPPET = 'A page about the lagoon, as the engine summarised it.';
 
+/** A page that does not answer QUERY (none of its words). */
+const offTopicPage = (i: number) =>
+  articlePage(`Harbour news ${i}`, ['The harbour master retired after thirty years of keeping the quay in order.']);
+
 /** A SearXNG `results[]` entry, best first by score. */
 const engineHit = (url: string, rank: number, title = `Engine title ${rank}`, content = `${SNIPPET} (${rank})`) => ({
   url,
@@ -147,7 +151,7 @@ describe('POST /search reads the pages of upstream hits', () => {
     const response = await search({ include_raw_content: true });
     const elapsed = Date.now() - started;
     expect(response.status).toBe(200);
-    // basic reads for 0.55 s at most: the hanging host (whose fetch would last 15 s) is not waited for.
+    // basic reads for 0.5 s at most: the hanging host (whose fetch would last 15 s) is not waited for.
     expect(elapsed).toBeLessThan(1500);
     for (const [url, rank] of [
       [hanging, 0],
@@ -172,9 +176,9 @@ describe('POST /search reads the pages of upstream hits', () => {
   });
 
   test('pages are read at once, at most 4 at a time on one host', async () => {
-    const slow = (i: number) =>
-      pages.set(`/slow-${i}`, { kind: 'html', body: articlePage('Lagoon', [EVIDENCE]), delayMs: 350 });
-    // Five pages of one host, each answering in 0.35 s: four at once are read within basic's 0.55 s (one after the
+    // Pages that do not answer the query, so that the reading is not ended early by one that does.
+    const slow = (i: number) => pages.set(`/slow-${i}`, { kind: 'html', body: offTopicPage(i), delayMs: 350 });
+    // Five pages of one host, each answering in 0.35 s: four at once are read within basic's 0.5 s (one after the
     // other would take 1.4 s); the fifth waits for a turn and misses the deadline.
     const urls = [0, 1, 2, 3, 4].map(slow);
     searxng.searxngResults = urls.map((url, i) => engineHit(url, i));
@@ -187,6 +191,37 @@ describe('POST /search reads the pages of upstream hits', () => {
       'page',
       'snippet',
     ]);
+  });
+
+  test('the reading ends once enough pages are read and one answers the query; otherwise at the deadline', async () => {
+    const readings = async () => {
+      const metrics = (await call(app.url, 'GET', '/metrics')).body as string;
+      const count = (ended: string) =>
+        Number(new RegExp(`search_readings_total\\{depth="basic",ended="${ended}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+      return { enough: count('enough'), deadline: count('deadline') };
+    };
+    // Reading may end once half the pages it fetches are read (3 of 5 here) and one of them answers: four pages that
+    // answer at once, and a fifth that would arrive well within basic's deadline (0.5 s), but after them.
+    const answering = [0, 1, 2, 3].map((i) =>
+      pages.set(`/answers-${i}`, { kind: 'html', body: articlePage(`Lagoon ${i}`, [EVIDENCE, OTHER_EVIDENCE]) }),
+    );
+    const later = pages.set('/later', { kind: 'html', body: articlePage('Lagoon later', [EVIDENCE]), delayMs: 250 });
+    searxng.searxngResults = [later, ...answering].map((url, i) => engineHit(url, i));
+    const before = await readings();
+    const response = await search({ max_results: 5, include_raw_content: true });
+    expect(response.status).toBe(200);
+    const read = answering.filter((url) => byUrl(response.body.results, url).content_source === 'page');
+    expect(read.length).toBeGreaterThanOrEqual(3);
+    expect(byUrl(response.body.results, later)).toMatchObject({ content_source: 'snippet', raw_content: null });
+    expect((await readings()).enough).toBe(before.enough + 1);
+
+    // Pages that do not answer the query: the reading waits for the slow one, until the deadline.
+    const off = [0, 1, 2, 3].map((i) => pages.set(`/off-topic-${i}`, { kind: 'html', body: offTopicPage(i) }));
+    const hanging = pages.set('/hanging', { kind: 'hang' });
+    searxng.searxngResults = [...off, hanging].map((url, i) => engineHit(url, i));
+    const waited = await readings();
+    expect((await search({ max_results: 5 })).status).toBe(200);
+    expect(await readings()).toEqual({ enough: waited.enough, deadline: waited.deadline + 1 });
   });
 
   test('an engine URL that redirects to a refused address is not followed: the snippet stays', async () => {
@@ -212,15 +247,13 @@ describe('POST /search reads the pages of upstream hits', () => {
     try {
       site.robots = 'User-agent: *\nCrawl-delay: 5\nDisallow: /private/\n';
       const disallowed = site.set('/private/lagoon', { kind: 'html', body: articlePage('Lagoon', [EVIDENCE]) });
-      const allowed = [1, 2, 3].map((i) =>
-        site.set(`/public/${i}`, { kind: 'html', body: articlePage(`Lagoon ${i}`, [EVIDENCE]) }),
-      );
+      const allowed = [1, 2, 3].map((i) => site.set(`/public/${i}`, { kind: 'html', body: offTopicPage(i) }));
       searxng.searxngResults = [disallowed, ...allowed].map((url, i) => engineHit(url, i));
       const response = await search({});
       expect(byUrl(response.body.results, disallowed)).toMatchObject({ content_source: 'snippet' });
       expect(site.requests('/robots.txt')).toBe(1);
       expect(site.requests('/private/lagoon')).toBe(0);
-      // Three reads of one host within 0.55 s: no 5 s spacing (that is the crawl's, for its own fetches).
+      // Three reads of one host within 0.5 s: no 5 s spacing (that is the crawl's, for its own fetches).
       for (const url of allowed) expect(byUrl(response.body.results, url)).toMatchObject({ content_source: 'page' });
     } finally {
       await site.stop();

@@ -37,7 +37,18 @@ const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 /** Enough to run node, and nothing of this process's own service settings (DATABASE_URL, EVENTSTORE_URL, ...). */
 function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'TZ', 'NODE_OPTIONS', 'EXTRACT_THREADS', 'CHROMIUM_PATH']) {
+  for (const name of [
+    'PATH',
+    'HOME',
+    'TMPDIR',
+    'LANG',
+    'TZ',
+    'NODE_OPTIONS',
+    'EXTRACT_THREADS',
+    'CHROMIUM_PATH',
+    'SEARCH_READ_ENOUGH_STRENGTH',
+    'SEARCH_READ_TRACE',
+  ]) {
     if (process.env[name] !== undefined) env[name] = process.env[name]!;
   }
   return env;

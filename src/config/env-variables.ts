@@ -6,8 +6,10 @@ import { validateSync } from 'class-validator';
  * each is read (these transforms) and what it may be (class-validator); readVariables reads and checks them.
  */
 
-export const toInt = ({ value }: { value: unknown }) =>
+export const toNumber = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : Number(value);
+/** The same reading as toNumber: @IsInt says whether a fraction is refused. */
+export const toInt = toNumber;
 export const toBool = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : ['1', 'true', 'yes', 'on'].includes(String(value).toLowerCase());
 export const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);

@@ -1,7 +1,7 @@
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, IsUrl, Max, Min } from 'class-validator';
 import { trimEndChars } from '../common/linear-text.js';
-import { emptyToUndefined, toBool, toInt } from './env-variables.js';
+import { emptyToUndefined, toBool, toInt, toNumber } from './env-variables.js';
 
 /** Upstream engines, the page cache and reranking: docs/configuration.md, "Search". */
 export class SearchVariables {
@@ -59,6 +59,17 @@ export class SearchVariables {
   @Min(1)
   @Max(100000)
   SEARCH_MAX_IN_FLIGHT?: number;
+
+  /**
+   * A search stops reading the rest of its pages once a page read answers the query this well on its own (its best
+   * passage and its coverage of the query, in [0, 1]); 1 reads until the depth's deadline.
+   */
+  @Transform(toNumber)
+  @IsOptional()
+  @IsNumber()
+  @Min(0)
+  @Max(1)
+  SEARCH_READ_ENOUGH_STRENGTH?: number;
 
   /** How old a page in the local index may be and still stand for a fresh read (search and extract's max_age). */
   @Transform(toInt)
@@ -119,6 +130,8 @@ export interface SearchConfig {
   readonly upstreamTimeoutMs: number;
   /** POST /search calls one node holds at once, queued or working; another is refused at once with 503. */
   readonly searchMaxInFlight: number;
+  /** A search stops reading once a page read answers the query this well (EvidenceRanking.strength); 1: never. */
+  readonly searchReadEnoughStrength: number;
   /**
    * Default freshness limit of the page cache: a page the local index holds that was fetched less than this many
    * seconds ago is served instead of fetched again (search and extract; a request's max_age overrides it).
@@ -142,6 +155,9 @@ export interface RerankSettings {
   readonly timeoutMs: number;
 }
 
+/** Chosen on bench:web by cross-validation over the two halves of the claims (docs/benchmarks.md). */
+export const DEFAULT_READ_ENOUGH_STRENGTH = 0.45;
+
 export function loadSearchConfig(vars: SearchVariables): SearchConfig {
   return {
     searchResultRetentionDays: vars.SEARCH_RESULT_RETENTION_DAYS ?? 30,
@@ -153,6 +169,7 @@ export function loadSearchConfig(vars: SearchVariables): SearchConfig {
     serpapiWebSearch: vars.SERPAPI_WEB_SEARCH ?? false,
     upstreamTimeoutMs: vars.UPSTREAM_TIMEOUT_MS ?? 10000,
     searchMaxInFlight: vars.SEARCH_MAX_IN_FLIGHT ?? 64,
+    searchReadEnoughStrength: vars.SEARCH_READ_ENOUGH_STRENGTH ?? DEFAULT_READ_ENOUGH_STRENGTH,
     pageCacheMaxAgeSeconds: vars.PAGE_CACHE_MAX_AGE_SECONDS ?? 86400,
     indexReadPages: vars.INDEX_READ_PAGES ?? true,
     rerank: rerankSettings(vars),

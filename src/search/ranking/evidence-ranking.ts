@@ -46,17 +46,9 @@ export class EvidenceRanking {
       titles,
       analysis.translations,
     );
-    const totalWeight = [...analysis.weights.values()].reduce((sum, w) => sum + w, 0);
     const ranked = candidates.map((candidate, i): RankedCandidate => {
-      const text = texts[i]!;
-      const best = [...text.passages].sort((a, b) => b.score - a.score || a.start - b.start);
-      // A snippet: an engine's, or the index's own at ultra-fast depth.
-      const discount = candidate.text === candidate.hit.rawContent ? 1 : SNIPPET_EVIDENCE;
-      const evidence: Evidence = {
-        passage: analysis.maxScore > 0 ? discount * clamp((best[0]?.score ?? 0) / analysis.maxScore) : 0,
-        coverage: totalWeight > 0 ? discount * clamp(coveredWeight(text.found, analysis) / totalWeight) : 0,
-        prior: 1 / Math.log2(candidate.rank + 2),
-      };
+      const best = bestFirst(texts[i]!.passages);
+      const evidence = evidenceOf(analysis, candidate, texts[i]!, best[0]);
       const score =
         PASSAGE_SHARE * evidence.passage + COVERAGE_SHARE * evidence.coverage + PRIOR_SHARE * evidence.prior;
       const content = candidate.source === 'snippet' ? candidate.text : joinChunks(best, chunks);
@@ -67,6 +59,43 @@ export class EvidenceRanking {
         b.score - a.score || a.candidate.rank - b.candidate.rank || compare(a.candidate.hit.url, b.candidate.hit.url),
     );
   }
+
+  /**
+   * How well one page read answers the query on its own, in [0, 1]: its best passage and its coverage of the query,
+   * weighed as `rank` weighs them, without the provider's rank. Its passages are scored against one another only (the
+   * final ranking scores them again, among every candidate's).
+   */
+  strength(query: QueryEvidence, candidate: RankCandidate, text: TextEvidence): number {
+    const { analysis } = query;
+    scorePassages(
+      text.passages,
+      analysis.weights,
+      new Map(text.passages.map((p) => [p, text.titleHits] as const)),
+      analysis.translations,
+    );
+    const evidence = evidenceOf(analysis, candidate, text, bestFirst(text.passages)[0]);
+    return (PASSAGE_SHARE * evidence.passage + COVERAGE_SHARE * evidence.coverage) / (PASSAGE_SHARE + COVERAGE_SHARE);
+  }
+}
+
+function bestFirst(passages: readonly Passage[]): Passage[] {
+  return [...passages].sort((a, b) => b.score - a.score || a.start - b.start);
+}
+
+function evidenceOf(
+  analysis: QueryAnalysis,
+  candidate: RankCandidate,
+  text: TextEvidence,
+  best: Passage | undefined,
+): Evidence {
+  const totalWeight = [...analysis.weights.values()].reduce((sum, w) => sum + w, 0);
+  // A snippet: an engine's, or the index's own at ultra-fast depth.
+  const discount = candidate.text === candidate.hit.rawContent ? 1 : SNIPPET_EVIDENCE;
+  return {
+    passage: analysis.maxScore > 0 ? discount * clamp((best?.score ?? 0) / analysis.maxScore) : 0,
+    coverage: totalWeight > 0 ? discount * clamp(coveredWeight(text.found, analysis) / totalWeight) : 0,
+    prior: 1 / Math.log2(candidate.rank + 2),
+  };
 }
 
 /** The weight of the query's lexemes in `found` (a translation's lexeme counts at its share of its source's). */

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { PageCache } from '../../page-cache/page-cache.js';
 import type { ProviderHits } from '../provider-lists.js';
 import type { ProviderSearchRequest, SearchHit } from '../providers/search-provider.port.js';
@@ -11,6 +12,7 @@ import { ReadMetrics } from './read-metrics.js';
 import type { ReadPlan } from './read-plan.js';
 import { LateReads } from './late-reads.js';
 import { readPages } from './read-pages.js';
+import { EnoughRead } from './enough-read.js';
 import type { SearchDeadline } from '../load/search-deadline.js';
 
 /** Page reads going on past their search's deadline at most, across searches (see LateReads). */
@@ -24,7 +26,7 @@ const LATE_READ_LIMIT_MS = 5000;
  * under the plan's deadline (cache_fallback: an older copy stands for a page not read in time), each page analysed
  * for the query as soon as it arrives, and every candidate (a page read, a page of the local index, or an engine's
  * snippet when its page was not read in time) is ranked from its text by EvidenceRanking, then by the optional
- * Reranker.
+ * Reranker. The reading ends before the deadline once it has read enough (EnoughRead).
  */
 @Injectable()
 export class ReadAndRank {
@@ -32,6 +34,7 @@ export class ReadAndRank {
   private readonly lateReads = new LateReads(MAX_LATE_READS, LATE_READ_LIMIT_MS);
 
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(PAGE_READER) private readonly reader: PageReader,
     private readonly ranking: EvidenceRanking,
     private readonly metrics: ReadMetrics,
@@ -59,11 +62,26 @@ export class ReadAndRank {
     // The local index's copies first (one lookup for all): a fresh one stands for the read.
     const policy = this.cache.policyFor(plan.maxAgeSeconds ?? undefined, plan.cacheFallback);
     const cached = await this.cache.lookup(readable, policy);
+    // A page whose read failed lately, or is still going past an earlier search's deadline, is not waited for
+    // (again): its snippet, or an older copy, stands for it.
+    const toFetch =
+      plan.budgetMs > 0
+        ? [...toRead].filter((url) => !cached.fresh.has(url) && !cached.failed.has(url) && !this.lateReads.has(url))
+        : [];
+    const enough = new EnoughRead(this.config.searchReadEnoughStrength, toFetch.length);
     const pagesRead = new Map<string, { candidate: RankCandidate; text: Promise<TextEvidence[]> }>();
     const addPage = (url: string, page: ReadPage, source: 'page' | 'index' = 'page') => {
       const { hit, rank } = byUrl.get(url)!;
       const candidate = pageCandidate(hit, rank, page, source);
-      pagesRead.set(url, { candidate, text: readAll(query, [candidate]) });
+      const text = readAll(query, [candidate]);
+      pagesRead.set(url, { candidate, text });
+      if (enough.enabled) {
+        const fetched = source === 'page';
+        void text.then(
+          ([evidence]) => enough.observe(this.ranking.strength(query, candidate, evidence!), fetched),
+          ignore,
+        );
+      }
     };
     for (const [url, page] of cached.fresh) addPage(url, page, 'index');
     // The texts already at hand (the local index's pages, the snippets not to be read) are analysed meanwhile.
@@ -71,25 +89,20 @@ export class ReadAndRank {
       .filter((m) => !toRead.has(m.hit.url) && !pagesRead.has(m.hit.url))
       .map((m) => otherCandidate(m, plan));
     const knownTexts = readAll(query, known);
-    // A page whose read failed lately, or is still going past an earlier search's deadline, is not waited for
-    // (again): its snippet, or an older copy, stands for it.
-    const toFetch =
-      plan.budgetMs > 0
-        ? [...toRead].filter((url) => !cached.fresh.has(url) && !cached.failed.has(url) && !this.lateReads.has(url))
-        : [];
     const started = performance.now();
     const budgetMs = Math.min(plan.budgetMs, deadline ? deadline.remainingMs() : Infinity);
     const outcome = await readPages(
       budgetMs > 0 ? toFetch : [],
       this.reader,
       budgetMs,
-      request.signal,
+      request.signal ? AbortSignal.any([request.signal, enough.signal]) : enough.signal,
       (url, page) => addPage(url, page),
       this.lateReads,
     );
     if (toFetch.length > 0) {
       const counts = { read: outcome.pages.size, failed: outcome.failures.size, late: outcome.late.size };
-      this.metrics.observe(plan.depth, counts, (performance.now() - started) / 1000);
+      const ended = outcome.late.size === 0 ? 'all' : enough.signal.aborted ? 'enough' : 'deadline';
+      this.metrics.observe(plan.depth, counts, (performance.now() - started) / 1000, ended);
     }
     // cache_fallback: a page not read in time, from an older copy.
     for (const [url, page] of cached.stale) if (toRead.has(url) && !pagesRead.has(url)) addPage(url, page, 'index');
@@ -145,10 +158,12 @@ function textOf(candidate: RankCandidate): TextToRead {
   return { title: candidate.hit.title, text: candidate.text, markdown: candidate.text === candidate.hit.rawContent };
 }
 
+const ignore = () => {};
+
 function readAll(query: QueryEvidence, candidates: readonly RankCandidate[]): Promise<TextEvidence[]> {
   const read = query.read(candidates.map(textOf));
   // Awaited once the reading is over; handled now so that an early failure is not an unhandled rejection.
-  read.catch(() => {});
+  read.catch(ignore);
   return read;
 }
 

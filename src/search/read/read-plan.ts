@@ -50,7 +50,7 @@ interface DepthSettings {
 export const DEPTH_SETTINGS: Readonly<Record<SearchDepth, DepthSettings>> = {
   'ultra-fast': { read: false, candidates: 0, budgetMs: 0, answerBudgetMs: 1000, defaultChunks: 1 },
   fast: { read: true, candidates: 8, budgetMs: 300, answerBudgetMs: 1000, defaultChunks: 3 },
-  basic: { read: true, candidates: 12, budgetMs: 550, answerBudgetMs: 1500, defaultChunks: 3 },
+  basic: { read: true, candidates: 12, budgetMs: 500, answerBudgetMs: 1500, defaultChunks: 3 },
   advanced: { read: true, candidates: 20, budgetMs: 1300, answerBudgetMs: 3000, defaultChunks: 3 },
 };
 
