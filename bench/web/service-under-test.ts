@@ -47,7 +47,6 @@ function baseEnv(): Record<string, string> {
     'EXTRACT_THREADS',
     'CHROMIUM_PATH',
     'SEARCH_READ_ENOUGH_STRENGTH',
-    'SEARCH_READ_TRACE',
   ]) {
     if (process.env[name] !== undefined) env[name] = process.env[name]!;
   }

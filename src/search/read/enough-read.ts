@@ -1,12 +1,10 @@
-/** The share of a search's pages to fetch that are read before its reading may end early. */
-export const ENOUGH_FETCHED_SHARE = 1 / 2;
-
 /**
- * When a search has read enough: half of the pages it fetches are read (ENOUGH_FETCHED_SHARE), and one page read,
- * fetched or from the page cache, answers the query on its own at least `strength` well (EvidenceRanking.strength).
- * Its signal then ends the reading, instead of the depth's deadline: the pages still coming are rarely better than one
- * that already answers, and the slowest of a dozen is nearly always slow. `strength` 1 or more never ends it early.
- * (The share and the strength were chosen together on bench:web by cross-validation over its two halves of claims.)
+ * When a search has read enough: a share of the pages it fetches are read (the depth's: half at fast and basic, three
+ * quarters at advanced), and one page read, fetched or from the page cache, answers the query on its own at least
+ * `strength` well (EvidenceRanking.strength). Its signal then ends the reading, instead of the depth's deadline: the
+ * pages still coming are rarely better than one that already answers, and the slowest of a dozen is nearly always
+ * slow. `strength` 1 or more never ends it early. (The shares and the strength were chosen on bench:web by
+ * cross-validation over its two halves of claims.)
  */
 export class EnoughRead {
   private readonly controller = new AbortController();
@@ -18,8 +16,9 @@ export class EnoughRead {
     readonly strength: number,
     /** Pages the search fetches (not those the page cache had). */
     toFetch: number,
+    share: number,
   ) {
-    this.minFetched = Math.ceil(toFetch * ENOUGH_FETCHED_SHARE);
+    this.minFetched = Math.ceil(toFetch * share);
   }
 
   get enabled(): boolean {

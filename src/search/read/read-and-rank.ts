@@ -68,7 +68,7 @@ export class ReadAndRank {
       plan.budgetMs > 0
         ? [...toRead].filter((url) => !cached.fresh.has(url) && !cached.failed.has(url) && !this.lateReads.has(url))
         : [];
-    const enough = new EnoughRead(this.config.searchReadEnoughStrength, toFetch.length);
+    const enough = new EnoughRead(this.config.searchReadEnoughStrength, toFetch.length, plan.enoughShare);
     const pagesRead = new Map<string, { candidate: RankCandidate; text: Promise<TextEvidence[]> }>();
     const addPage = (url: string, page: ReadPage, source: 'page' | 'index' = 'page') => {
       const { hit, rank } = byUrl.get(url)!;

@@ -16,6 +16,8 @@ export interface ReadPlan {
   readonly candidates: number;
   /** The reading deadline, in milliseconds after the engines answered. */
   readonly budgetMs: number;
+  /** The share of the pages to fetch that are read before the reading may end early (EnoughRead). */
+  readonly enoughShare: number;
   /**
    * The whole search's budget, in milliseconds from the request's arrival (time queued included): the reading ends
    * by then less the ranking's reserve, whenever the engines answered (search-deadline.ts).
@@ -42,16 +44,17 @@ interface DepthSettings {
   readonly read: boolean;
   readonly candidates: number;
   readonly budgetMs: number;
+  readonly enoughShare: number;
   readonly answerBudgetMs: number;
   readonly defaultChunks: number;
 }
 
 /** Per depth; docs/search.md's table of search depths gives these numbers: keep them in step. */
 export const DEPTH_SETTINGS: Readonly<Record<SearchDepth, DepthSettings>> = {
-  'ultra-fast': { read: false, candidates: 0, budgetMs: 0, answerBudgetMs: 1000, defaultChunks: 1 },
-  fast: { read: true, candidates: 8, budgetMs: 300, answerBudgetMs: 1000, defaultChunks: 3 },
-  basic: { read: true, candidates: 12, budgetMs: 500, answerBudgetMs: 1500, defaultChunks: 3 },
-  advanced: { read: true, candidates: 20, budgetMs: 1300, answerBudgetMs: 3000, defaultChunks: 3 },
+  'ultra-fast': { read: false, candidates: 0, budgetMs: 0, enoughShare: 1, answerBudgetMs: 1000, defaultChunks: 1 },
+  fast: { read: true, candidates: 8, budgetMs: 300, enoughShare: 1 / 2, answerBudgetMs: 1000, defaultChunks: 3 },
+  basic: { read: true, candidates: 12, budgetMs: 500, enoughShare: 1 / 2, answerBudgetMs: 1500, defaultChunks: 3 },
+  advanced: { read: true, candidates: 20, budgetMs: 1300, enoughShare: 3 / 4, answerBudgetMs: 3000, defaultChunks: 3 },
 };
 
 /** Upstream hits read at once on one host by one search (the rest wait for a turn, within the same deadline). */
@@ -65,6 +68,7 @@ export function readPlan(depth: SearchDepth, maxResults: number, options: ReadOp
     read: settings.read,
     candidates: Math.max(maxResults, settings.candidates),
     budgetMs: Math.round(Math.min(settings.budgetMs, timeoutMs)),
+    enoughShare: settings.enoughShare,
     answerBudgetMs: settings.answerBudgetMs,
     chunks: options.chunksPerSource ?? settings.defaultChunks,
     maxAgeSeconds: options.maxAgeSeconds ?? null,
