@@ -103,6 +103,8 @@ const LOAD_MODES = (process.env.BENCH_WEB_LOAD_MODES ?? 'services,embedded')
   .map((m) => m.trim())
   .filter((m): m is 'services' | 'embedded' => m === 'services' || m === 'embedded');
 const LOAD_SECONDS = Math.max(1, Number(process.env.BENCH_WEB_LOAD_SECONDS ?? 30));
+/** BENCH_WEB_LOAD_RETRY_AFTER=1: a refused client waits the answer's Retry-After before its next search. */
+const LOAD_RETRY_AFTER = process.env.BENCH_WEB_LOAD_RETRY_AFTER === '1';
 const LOAD_DEPTH: Depth = (DEPTHS as readonly string[]).includes(process.env.BENCH_WEB_LOAD_DEPTH ?? '')
   ? (process.env.BENCH_WEB_LOAD_DEPTH as Depth)
   : 'basic';
@@ -149,13 +151,27 @@ async function pass(claims: readonly Claim[], pages: PageHosts, ask: (claim: Cla
   return { answers, pageRequests, seconds: (performance.now() - since) / 1000 };
 }
 
-async function timed(claim: Claim, request: () => Promise<Response>, read: (json: unknown) => Result[]) {
+async function timed(
+  claim: Claim,
+  request: () => Promise<Response>,
+  read: (json: unknown) => Result[],
+): Promise<Answer & { readonly retryAfterMs?: number }> {
   const started = performance.now();
   try {
     const response = await request();
     const text = await response.text();
     const ms = performance.now() - started;
-    if (response.status !== 200) return { claim, ms, status: response.status, results: [], error: text.slice(0, 300) };
+    if (response.status !== 200) {
+      const retryAfterMs = Number(response.headers.get('retry-after') ?? NaN) * 1000;
+      return {
+        claim,
+        ms,
+        status: response.status,
+        results: [],
+        error: text.slice(0, 300),
+        ...(Number.isFinite(retryAfterMs) ? { retryAfterMs } : {}),
+      };
+    }
     return { claim, ms, status: 200, results: read(JSON.parse(text)) };
   } catch (error) {
     return { claim, ms: performance.now() - started, status: 0, results: [], error: (error as Error).message };
@@ -238,7 +254,12 @@ function askUnderLoad(service: ServiceUnderTest, claims: readonly Claim[]) {
         }),
       () => [],
     );
-    return { status: answer.status, ms: answer.ms, ...(answer.error ? { error: answer.error } : {}) };
+    return {
+      status: answer.status,
+      ms: answer.ms,
+      ...(answer.error ? { error: answer.error } : {}),
+      ...(answer.retryAfterMs !== undefined ? { retryAfterMs: answer.retryAfterMs } : {}),
+    };
   };
 }
 
@@ -257,10 +278,14 @@ async function loadSteps(engineUrl: string, claims: readonly Claim[]): Promise<L
       try {
         const budgetMs = BUDGETS[LOAD_DEPTH];
         const step = await loadStep(
-          { mode, clients, depth: LOAD_DEPTH, budgetMs, seconds: LOAD_SECONDS },
+          { mode, clients, depth: LOAD_DEPTH, budgetMs, seconds: LOAD_SECONDS, honourRetryAfter: LOAD_RETRY_AFTER },
           askUnderLoad(service, claims),
         );
         steps.push(step);
+        // Requests that got no HTTP answer: the service's own last words say why.
+        if (step.errorSamples.some((sample) => sample.startsWith('0 '))) {
+          console.log(`the service's output (its end):\n${service.output().slice(-4000)}`);
+        }
         console.log(
           `load ${mode} ${clients} clients: ${step.searchesPerSecond}/s, p50 ${step.p50} ms, p99 ${step.p99} ms, ` +
             `${step.overBudget} of ${step.answered} past ${budgetMs} + 200 ms, ${step.unavailable} 503, ` +
@@ -726,7 +751,13 @@ async function main(): Promise<void> {
     seed: SEED,
     web: 'median 120 ms, p90 500 ms; 4 % hang, 3 % 503, 2 % 404, 3 % trickle over 3 s',
     engine: 'BM25 top 10 over title + abstract, ordered by query words in the title; snippet = first 160 characters',
-    load: { clients: LOAD_CLIENTS, modes: LOAD_MODES, seconds: LOAD_SECONDS, depth: LOAD_DEPTH },
+    load: {
+      clients: LOAD_CLIENTS,
+      modes: LOAD_MODES,
+      seconds: LOAD_SECONDS,
+      depth: LOAD_DEPTH,
+      honour_retry_after: LOAD_RETRY_AFTER,
+    },
   };
   const report: BenchReport = { bench: 'web', figures, details: { settings, ceilings: ceiling, rows, load } };
   if (!process.env.BENCH_NO_RECORD) {

@@ -8,6 +8,8 @@ export interface LoadStep {
   /** The depth's answer budget (ms): an answer past budget + 200 ms misses the goal. */
   readonly budgetMs: number;
   readonly seconds: number;
+  /** Whether a refused client waited the answer's Retry-After before asking again. */
+  readonly honourRetryAfter: boolean;
   readonly answered: number;
   readonly searchesPerSecond: number;
   readonly p50: number;
@@ -26,14 +28,24 @@ export interface LoadAnswer {
   readonly status: number;
   readonly ms: number;
   readonly error?: string;
+  /** A refusal's Retry-After, in milliseconds. */
+  readonly retryAfterMs?: number;
 }
 
 /**
  * Runs `clients` loops for `seconds`, each asking `ask(i)` with the next query index (every client a different query,
- * none asked twice while the list lasts), and sums the step up. Answers started before the end are waited for.
+ * none asked twice while the list lasts), and sums the step up. Answers started before the end are waited for. With
+ * `honourRetryAfter`, a refused client waits the refusal's Retry-After first, as a polite client would.
  */
 export async function loadStep(
-  step: { mode: 'services' | 'embedded'; clients: number; depth: string; budgetMs: number; seconds: number },
+  step: {
+    mode: 'services' | 'embedded';
+    clients: number;
+    depth: string;
+    budgetMs: number;
+    seconds: number;
+    honourRetryAfter: boolean;
+  },
   ask: (index: number) => Promise<LoadAnswer>,
 ): Promise<LoadStep> {
   const started = performance.now();
@@ -42,7 +54,15 @@ export async function loadStep(
   let next = 0;
   await Promise.all(
     Array.from({ length: step.clients }, async () => {
-      while (performance.now() < endsAt) answers.push(await ask(next++));
+      while (performance.now() < endsAt) {
+        const answer = await ask(next++);
+        answers.push(answer);
+        if (step.honourRetryAfter && answer.retryAfterMs) {
+          await new Promise((resolve) =>
+            setTimeout(resolve, Math.min(answer.retryAfterMs!, endsAt - performance.now())),
+          );
+        }
+      }
     }),
   );
   const seconds = (performance.now() - started) / 1000;

@@ -11,8 +11,6 @@ import { AdaptiveLimit } from './adaptive-limit.js';
 import { OVERLOADED_RETRY_AFTER_SECONDS } from './search-overloaded.js';
 
 const arrivals = new WeakMap<FastifyRequest, number>();
-/** An answer counts as late past its depth's budget and this (issue 40's bound: the budget + 200 ms). */
-const LATE_AFTER_BUDGET_MS = 200;
 /** The routes whose searches are timed from the request's arrival: REST's, and MCP's search tool. */
 const SEARCH_ROUTES = new Set(['/search', '/mcp']);
 
@@ -39,7 +37,7 @@ export type SearchRelease = (end?: SearchEnd) => void;
  * of searches at once, queued or working: POST /search at its arrival, MCP's search tool when its call is read. One
  * more is refused at once (503 with Retry-After): a search that would queue past its budget is better retried
  * elsewhere or later than answered late. The bound adapts (AdaptiveLimit) between SEARCH_MAX_IN_FLIGHT and a floor of
- * twice the extraction threads (at least 4): searches answered more than 200 ms past their depth's budget lower it
+ * twice the extraction threads (at least 4): searches answered past their depth's budget lower it
  * (two among the last 20 answers), answers on time raise it.
  */
 @Injectable()
@@ -140,7 +138,9 @@ export class SearchAdmission implements OnModuleInit {
       return;
     }
     const now = performance.now();
-    if (now - end.arrivedAt > answerBudgetOf(end.depth) + LATE_AFTER_BUDGET_MS) {
+    // Late: past its depth's budget. The bound lowers then, before answers reach the budget + 200 ms that none may
+    // pass (issue 40), not after.
+    if (now - end.arrivedAt > answerBudgetOf(end.depth)) {
       this.ended.inc({ outcome: 'late' });
       this.limit.late(now);
     } else {

@@ -77,10 +77,14 @@ export class ReadAndRank {
       pagesRead.set(url, { candidate, text });
       if (enough.enabled) {
         const fetched = source === 'page';
-        void text.then(
-          ([evidence]) => enough.observe(this.ranking.strength(query, candidate, evidence!), fetched),
-          ignore,
-        );
+        void text.then(([evidence]) => {
+          try {
+            enough.observe(this.ranking.strength(query, candidate, evidence!), fetched);
+          } catch (error) {
+            // Reading on to the deadline is always safe: never let this end the search, let alone the process.
+            this.logger.warn(`could not weigh a page read for an early end: ${(error as Error).message}`);
+          }
+        }, ignore);
       }
     };
     for (const [url, page] of cached.fresh) addPage(url, page, 'index');
@@ -95,7 +99,7 @@ export class ReadAndRank {
       budgetMs > 0 ? toFetch : [],
       this.reader,
       budgetMs,
-      request.signal ? AbortSignal.any([request.signal, enough.signal]) : enough.signal,
+      request.signal ? [request.signal, enough.signal] : enough.signal,
       (url, page) => addPage(url, page),
       this.lateReads,
     );

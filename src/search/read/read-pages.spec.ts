@@ -63,6 +63,22 @@ describe('readPages', () => {
     expect(late.has('http://b.test/slow')).toBe(false);
   });
 
+  test('any of its callers ends the reading before the deadline: what was read is kept, the rest is late', async () => {
+    const { reader } = slowReader({ 'http://a.test/fast': 5, 'http://b.test/slow': 400 });
+    const client = new AbortController();
+    const enough = new AbortController();
+    setTimeout(() => enough.abort(new Error('read enough')), 60);
+    const started = performance.now();
+    const outcome = await readPages(['http://a.test/fast', 'http://b.test/slow'], reader, 2000, [
+      client.signal,
+      enough.signal,
+    ]);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect([...outcome.pages.keys()]).toEqual(['http://a.test/fast']);
+    expect([...outcome.late]).toEqual(['http://b.test/slow']);
+    expect(client.signal.aborted).toBe(false);
+  });
+
   test('past the late reads allowed, or without them, a read going at the deadline is stopped there', async () => {
     const { reader, ended } = slowReader({ 'http://a.test/1': 500, 'http://b.test/2': 500 });
     const late = new LateReads(1, 1000);

@@ -23,7 +23,8 @@ export async function readPages(
   urls: readonly string[],
   reader: PageReader,
   budgetMs: number,
-  caller?: AbortSignal,
+  /** Ends the reading early when any of them aborts (the caller gone, or enough read). */
+  caller?: AbortSignal | readonly AbortSignal[],
   /** Told of each page as soon as it has been read in time (so that its analysis overlaps the other reads). */
   onPage?: (url: string, page: ReadPage) => void,
   lateReads?: LateReads,
@@ -34,9 +35,11 @@ export async function readPages(
   const reason = () => new Error(`not read within ${budgetMs} ms`);
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(reason()), budgetMs);
-  const onCallerAbort = () => deadline.abort(caller?.reason);
-  if (caller?.aborted) onCallerAbort();
-  else caller?.addEventListener('abort', onCallerAbort, { once: true });
+  const callers: readonly AbortSignal[] =
+    caller === undefined ? [] : caller instanceof AbortSignal ? [caller] : (caller as readonly AbortSignal[]);
+  const onCallerAbort = () => deadline.abort(callers.find((c) => c.aborted)?.reason);
+  if (callers.some((c) => c.aborted)) onCallerAbort();
+  else for (const c of callers) c.addEventListener('abort', onCallerAbort, { once: true });
   const { signal } = deadline;
   const turns = new HostTurns(READS_PER_HOST);
   /** Reads started and not yet ended, each with the controller that stops it. */
@@ -68,7 +71,7 @@ export async function readPages(
     await Promise.race([Promise.all(reads), ended]);
   } finally {
     clearTimeout(timer);
-    caller?.removeEventListener('abort', onCallerAbort);
+    for (const c of callers) c.removeEventListener('abort', onCallerAbort);
     // Waiting reads never start; anything that arrives from now on is ignored here.
     deadline.abort(reason());
     for (const [read, { url, stop }] of running) if (!lateReads?.admit(url, read, stop)) stop.abort(reason());
