@@ -46,9 +46,10 @@ export class EvidenceRanking {
       titles,
       analysis.translations,
     );
+    const totalWeight = queryWeight(analysis);
     const ranked = candidates.map((candidate, i): RankedCandidate => {
       const best = bestFirst(texts[i]!.passages);
-      const evidence = evidenceOf(analysis, candidate, texts[i]!, best[0]);
+      const evidence = evidenceOf(analysis, totalWeight, candidate, texts[i]!, best[0]);
       const score =
         PASSAGE_SHARE * evidence.passage + COVERAGE_SHARE * evidence.coverage + PRIOR_SHARE * evidence.prior;
       const content = candidate.source === 'snippet' ? candidate.text : joinChunks(best, chunks);
@@ -73,7 +74,8 @@ export class EvidenceRanking {
       new Map(text.passages.map((p) => [p, text.titleHits] as const)),
       analysis.translations,
     );
-    const evidence = evidenceOf(analysis, candidate, text, bestFirst(text.passages)[0]);
+    const best = text.passages.reduce<Passage | undefined>((a, b) => (a && a.score >= b.score ? a : b), undefined);
+    const evidence = evidenceOf(analysis, queryWeight(analysis), candidate, text, best);
     return (PASSAGE_SHARE * evidence.passage + COVERAGE_SHARE * evidence.coverage) / (PASSAGE_SHARE + COVERAGE_SHARE);
   }
 }
@@ -82,13 +84,18 @@ function bestFirst(passages: readonly Passage[]): Passage[] {
   return [...passages].sort((a, b) => b.score - a.score || a.start - b.start);
 }
 
+/** The weight of all the query's lexemes. */
+function queryWeight(analysis: QueryAnalysis): number {
+  return [...analysis.weights.values()].reduce((sum, w) => sum + w, 0);
+}
+
 function evidenceOf(
   analysis: QueryAnalysis,
+  totalWeight: number,
   candidate: RankCandidate,
   text: TextEvidence,
   best: Passage | undefined,
 ): Evidence {
-  const totalWeight = [...analysis.weights.values()].reduce((sum, w) => sum + w, 0);
   // A snippet: an engine's, or the index's own at ultra-fast depth.
   const discount = candidate.text === candidate.hit.rawContent ? 1 : SNIPPET_EVIDENCE;
   return {
