@@ -452,12 +452,14 @@ async function serviceRole(): Promise<void> {
 /**
  * In the peer's process: crawlee's CheerioCrawler (its defaults: same host, autoscaled concurrency, retries), each
  * page's HTML parsed by linkedom and read by Mozilla Readability, as a user would put them together. Storage stays in
- * memory (no disk writes: the peer's best case). A page counts when Readability found an article with text.
+ * memory (no disk writes: the peer's best case). A page counts when Readability found an article with text. The peer
+ * runs Readability and linkedom as released (the `-as-released` aliases of the same versions), not the copies the
+ * service's install patches (patches/).
  */
 async function peerRole(): Promise<void> {
   const { CheerioCrawler, Configuration, log } = await import('crawlee');
-  const { Readability } = await import('@mozilla/readability');
-  const { parseHTML } = await import('linkedom');
+  const { Readability } = await import('readability-as-released');
+  const { parseHTML } = await import('linkedom-as-released');
   log.setLevel(log.LEVELS.OFF);
   const start = process.env.BENCH_PEER_START!;
   let pages = 0;
