@@ -27,6 +27,20 @@ describe('BackendPriority', () => {
     expect(order).toEqual(['search starts', 'search ends', 'learning']);
   });
 
+  test('quietFor: no search yet, or none for that long; not while one runs or soon after one ended', async () => {
+    const priority = new BackendPriority(true);
+    expect(priority.quietFor(1000)).toBe(true);
+    const search = gate();
+    const searching = priority.foreground(() => search.promise);
+    expect(priority.quietFor(0)).toBe(false);
+    search.open();
+    await searching;
+    expect(priority.quietFor(1000)).toBe(false);
+    await sleep(40);
+    expect(priority.quietFor(30)).toBe(true);
+    expect(priority.quietFor(1000)).toBe(false);
+  });
+
   test('one background statement at a time: the second waits for the first', async () => {
     const priority = new BackendPriority(true);
     const order: string[] = [];

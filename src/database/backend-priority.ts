@@ -11,7 +11,7 @@ const QUIET_MS = 10;
 export class BackendPriority {
   private active = 0;
   private backgroundRunning = 0;
-  private lastEnded = 0;
+  private lastEnded = -Infinity;
   private readonly waiting = new Set<() => void>();
   private timer: NodeJS.Timeout | null = null;
 
@@ -58,6 +58,11 @@ export class BackendPriority {
       if (Number.isFinite(maxWaitMs)) deadline = setTimeout(go, maxWaitMs).unref();
       this.wakeWhenQuiet();
     });
+  }
+
+  /** Whether no foreground work runs or has ended within the last `ms` (never any: quiet). */
+  quietFor(ms: number): boolean {
+    return this.active === 0 && performance.now() - this.lastEnded >= ms;
   }
 
   private free(): boolean {

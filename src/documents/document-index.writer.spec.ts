@@ -73,6 +73,28 @@ describe('DocumentIndexWriter', () => {
     expect(rows[0]?.n).toBe(40);
   });
 
+  test('on one backend, statements hold more rows while no search has run for a while', async () => {
+    const { pool, schema, connectionString } = database.db;
+    const rowsPerStatement = async (priority: BackendPriority, prefix: string) => {
+      const singleBackend = new Database(pool, schema, connectionString, priority);
+      const statements: number[] = [];
+      const query = singleBackend.query.bind(singleBackend);
+      singleBackend.query = ((text: string, values?: unknown[][]) => {
+        if (text.includes('INSERT INTO documents')) statements.push(values![0]!.length);
+        return query(text, values);
+      }) as typeof singleBackend.query;
+      const docs = Array.from({ length: 60 }, (_, i) => page(`https://e.test/${prefix}-${i}`, `word${i} `.repeat(60)));
+      expect(await new DocumentIndexWriter(singleBackend).upsert(docs)).toBe(60);
+      return statements;
+    };
+    const searched = new BackendPriority(true);
+    await searched.foreground(async () => {});
+    const whileSearching = await rowsPerStatement(searched, 'busy');
+    const whileQuiet = await rowsPerStatement(new BackendPriority(true), 'quiet');
+    expect(whileQuiet.length).toBeLessThan(whileSearching.length);
+    expect(Math.max(...whileQuiet)).toBeGreaterThan(Math.max(...whileSearching));
+  });
+
   test('keeps the links of a page that has them, and none (unknown) for a page written without', async () => {
     const links = [
       { url: 'https://e.test/next', text: 'Next | Onwards' },
