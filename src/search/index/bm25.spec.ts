@@ -5,7 +5,8 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/tes
 import type { Queryable } from '../../database/database.js';
 import { projectRoot } from '../../database/project-root.js';
 import { BM25F, BURSTINESS } from './bm25.js';
-import { LocalIndex, type LocalIndexTuning } from './local-index.js';
+import { LocalIndex } from './local-index.js';
+import type { LocalIndexTuning } from './local-index-tuning.js';
 import { TITLE_POSITION_OFFSET } from './ranking-sql.js';
 
 /**

@@ -2,7 +2,8 @@ import { TRANSLATION_SITE, translationCorpus } from '../../../test/fixtures/sear
 import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
 import { DocumentIndexWriter } from '../../documents/document-index.writer.js';
 import { TRANSLATION, pseudoTf, saturate } from './bm25.js';
-import { DEFAULT_TUNING, LocalIndex } from './local-index.js';
+import { LocalIndex } from './local-index.js';
+import { DEFAULT_TUNING } from './local-index-tuning.js';
 import { type StoredTranslations, chooseTranslations } from './term-translations.js';
 
 describe('chooseTranslations', () => {

@@ -15,8 +15,8 @@ import { INDEX_DATABASE } from '../../database/index-database.js';
 import { INDEX_READS } from '../../database/read-replica.providers.js';
 import { documentImages } from '../index/document-images.js';
 import { domainPatternsToRegexes } from '../index/domain-patterns.js';
+import { DEFAULT_TUNING } from '../index/local-index-tuning.js';
 import {
-  DEFAULT_TUNING,
   LocalIndex,
   type QueryAnalysis,
   type RankedDocument,
