@@ -16,12 +16,7 @@ import { INDEX_READS } from '../../database/read-replica.providers.js';
 import { documentImages } from '../index/document-images.js';
 import { domainPatternsToRegexes } from '../index/domain-patterns.js';
 import { DEFAULT_TUNING } from '../index/local-index-tuning.js';
-import {
-  LocalIndex,
-  type QueryAnalysis,
-  type RankedDocument,
-  type TextHits,
-} from '../index/local-index.js';
+import { LocalIndex, type QueryAnalysis, type RankedDocument, type TextHits } from '../index/local-index.js';
 import type { DocumentRow, SqlFilters } from '../index/ranking-sql.js';
 import { markdownToText } from '../text/markdown-text.js';
 import {
