@@ -273,8 +273,9 @@ describe('POST /search past SEARCH_MAX_IN_FLIGHT', () => {
 });
 
 /**
- * The bound adapts to the answers: searches answered past their budget lower it (two among the last
- * 20 answers; to three quarters, at most once per 1.5 s, never under twice the extraction threads or 4), answers on time raise it back toward SEARCH_MAX_IN_FLIGHT.
+ * The bound adapts to the answers: searches answered past four fifths of their budget lower it (two among the last
+ * 20 answers; to three quarters, at most once per 1.5 s, never under twice the extraction threads or 4), answers
+ * before then raise it back toward SEARCH_MAX_IN_FLIGHT.
  */
 describe('POST /search: the bound lowers while answers come late', () => {
   let searxng: UpstreamServer;

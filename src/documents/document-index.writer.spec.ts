@@ -54,17 +54,23 @@ describe('DocumentIndexWriter', () => {
     expect(rows.map((r) => r.content)).toEqual(['text 0', 'text 1', 'text 2']);
   });
 
-  test('on one backend (embedded) a batch is cut into short statements, and every row is written', async () => {
+  /** The test database as one backend (embedded mode) with `priority`, and the rows of each INSERT it runs. */
+  const singleBackend = (priority = new BackendPriority(true)) => {
     const { pool, schema, connectionString } = database.db;
-    const singleBackend = new Database(pool, schema, connectionString, new BackendPriority(true));
+    const db = new Database(pool, schema, connectionString, priority);
     const statements: number[] = [];
-    const query = singleBackend.query.bind(singleBackend);
-    singleBackend.query = ((text: string, values?: unknown[][]) => {
+    const query = db.query.bind(db);
+    db.query = ((text: string, values?: unknown[][]) => {
       if (text.includes('INSERT INTO documents')) statements.push(values![0]!.length);
       return query(text, values);
-    }) as typeof singleBackend.query;
+    }) as typeof db.query;
+    return { db, statements };
+  };
+
+  test('on one backend (embedded) a batch is cut into short statements, and every row is written', async () => {
+    const { db, statements } = singleBackend();
     const docs = Array.from({ length: 40 }, (_, i) => page(`https://e.test/long-${i}`, `word${i} `.repeat(2_000)));
-    expect(await new DocumentIndexWriter(singleBackend).upsert(docs)).toBe(40);
+    expect(await new DocumentIndexWriter(db).upsert(docs)).toBe(40);
     expect(statements.length).toBeGreaterThan(1);
     expect(statements.reduce((sum, rows) => sum + rows, 0)).toBe(40);
     const { rows } = await database.db.query<{ n: number }>(
@@ -74,17 +80,10 @@ describe('DocumentIndexWriter', () => {
   });
 
   test('on one backend, statements hold more rows while no search has run for a while', async () => {
-    const { pool, schema, connectionString } = database.db;
     const rowsPerStatement = async (priority: BackendPriority, prefix: string) => {
-      const singleBackend = new Database(pool, schema, connectionString, priority);
-      const statements: number[] = [];
-      const query = singleBackend.query.bind(singleBackend);
-      singleBackend.query = ((text: string, values?: unknown[][]) => {
-        if (text.includes('INSERT INTO documents')) statements.push(values![0]!.length);
-        return query(text, values);
-      }) as typeof singleBackend.query;
+      const { db, statements } = singleBackend(priority);
       const docs = Array.from({ length: 60 }, (_, i) => page(`https://e.test/${prefix}-${i}`, `word${i} `.repeat(60)));
-      expect(await new DocumentIndexWriter(singleBackend).upsert(docs)).toBe(60);
+      expect(await new DocumentIndexWriter(db).upsert(docs)).toBe(60);
       return statements;
     };
     const searched = new BackendPriority(true);
