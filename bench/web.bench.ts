@@ -212,6 +212,37 @@ async function probeReach(service: ServiceUnderTest, url: string): Promise<strin
   }
 }
 
+/**
+ * How the service's readings of one depth ended so far (its own /metrics, loopback: no token): counts by end (all
+ * pages settled, enough read, the deadline) and the reading time's median, from the histogram's buckets.
+ */
+async function readingsSummary(service: ServiceUnderTest, depth: Depth): Promise<string> {
+  try {
+    const text = await (await fetch(`${service.url}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+    const ended: string[] = [];
+    const buckets: [number, number][] = [];
+    for (const line of text.split('\n')) {
+      const end = new RegExp(`^search_readings_total\\{depth="${depth}",ended="(\\w+)"\\} (\\d+)`).exec(line);
+      if (end) ended.push(`${end[1]} ${end[2]}`);
+      const bucket = /^search_reading_duration_seconds_bucket\{(.*)\} (\d+)/.exec(line);
+      const le = bucket?.[1]?.includes(`depth="${depth}"`) ? /le="([^"]+)"/.exec(bucket[1]) : null;
+      if (bucket && le) buckets.push([Number(le[1]), Number(bucket[2])]);
+    }
+    const total = buckets.at(-1)?.[1] ?? 0;
+    const median = buckets.find(([, count]) => count >= total / 2)?.[0];
+    const sum = (name: string) => Number(new RegExp(`^${name} ([\\d.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN);
+    const extracted = sum('extraction_pages_total');
+    const perPage = (name: string) => `${Math.round((1000 * sum(name)) / extracted)} ms`;
+    return (
+      `readings ended: ${ended.join(', ') || 'none'}; reading time p50 ≤ ${median ?? '?'} s; ${extracted} pages ` +
+      `extracted, a page waited ${perPage('extraction_wait_seconds_total')} for a thread and took ` +
+      perPage('extraction_seconds_total')
+    );
+  } catch (error) {
+    return `readings: /metrics not read (${(error as Error).message})`;
+  }
+}
+
 function askService(service: ServiceUnderTest, depth: Depth, maxAge: number | null = null) {
   return (claim: Claim) =>
     timed(
@@ -738,13 +769,14 @@ async function main(): Promise<void> {
       try {
         if (depth === SELECTED[0]) console.log(await probeReach(service, probe));
         const cold = await pass(claims, pages, askService(service, depth, COLD_MAX_AGE));
+        const coldReadings = await readingsSummary(service, depth);
         const warm = await pass(claims, pages, askService(service, depth));
         const row = rowFigures(depth, cold, warm, web, engineLatency, engineMs);
         if (process.env.BENCH_WEB_ANSWERS) await writeAnswers(process.env.BENCH_WEB_ANSWERS, depth, cold);
         rows.push(row);
         console.log(
           `${depth}: done in ${row.seconds} s; page requests cold ${JSON.stringify(row.pageRequests.cold)}, ` +
-            `warm ${JSON.stringify(row.pageRequests.warm)}` +
+            `warm ${JSON.stringify(row.pageRequests.warm)}; cold ${coldReadings}` +
             (row.errors ? `; ${row.errors} failed: ${row.errorSamples.join(' | ')}` : ''),
         );
       } finally {
