@@ -88,6 +88,7 @@ describe('POST /search answers within its depth budget counted from arrival', ()
       UPSTREAM_TIMEOUT_MS: '10000',
       INDEX_READ_PAGES: 'false',
       SEARCH_MAX_IN_FLIGHT: '500',
+      SEARCH_INITIAL_IN_FLIGHT: '500',
     },
     modules: [QueueDelayModule],
   }));
@@ -275,7 +276,7 @@ describe('POST /search past SEARCH_MAX_IN_FLIGHT', () => {
 /**
  * The bound adapts to the answers: searches answered past four fifths of their budget lower it (two among the last
  * 20 answers; to three quarters, at most once per 1.5 s, never under twice the extraction threads or 4), answers
- * before then raise it back toward SEARCH_MAX_IN_FLIGHT.
+ * before then to searches held while the bound was in use (half of it held) raise it back toward SEARCH_MAX_IN_FLIGHT.
  */
 describe('POST /search: the bound lowers while answers come late', () => {
   let searxng: UpstreamServer;
@@ -328,9 +329,17 @@ describe('POST /search: the bound lowers while answers come late', () => {
     expect(refused.body.error).toMatch(/SEARCH_MAX_IN_FLIGHT/);
     expect((await Promise.all(held)).map((a) => a.status)).toEqual(Array(6).fill(200));
 
-    // Six answers on time took it to just under 7; a few more and it is 7.
+    // Of the six answers on time, the four held with at least two others (half the bound) took it to just under 7.
+    // Answers to searches held one at a time do not raise it: the node has not shown it holds more.
     searxng.delayMs = 0;
-    for (let i = 0; i < 3; i++) expect((await search(`danube depth again ${i}`)).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await search(`danube depth alone ${i}`)).status).toBe(200);
+    expect(admission.bound).toBe(6);
+    // Four at a time, twice: the third and fourth of each raise it, to 7.
+    searxng.delayMs = 300;
+    for (const round of [0, 1]) {
+      const four = await Promise.all(Array.from({ length: 4 }, (_, i) => search(`danube depth again ${round} ${i}`)));
+      expect(four.map((a) => a.status)).toEqual(Array(4).fill(200));
+    }
     expect(admission.bound).toBe(7);
   });
 });

@@ -61,6 +61,17 @@ export class SearchVariables {
   SEARCH_MAX_IN_FLIGHT?: number;
 
   /**
+   * Searches a fresh node that reads the web holds at once before its answers have shown it can hold more (the
+   * adaptive bound's start; at most SEARCH_MAX_IN_FLIGHT). Default: four times the bound's floor.
+   */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  SEARCH_INITIAL_IN_FLIGHT?: number;
+
+  /**
    * A search stops reading the rest of its pages once a page read answers the query this well on its own (its best
    * passage and its coverage of the query, in [0, 1]); 1 reads until the depth's deadline.
    */
@@ -130,6 +141,8 @@ export interface SearchConfig {
   readonly upstreamTimeoutMs: number;
   /** POST /search calls one node holds at once, queued or working; another is refused at once with 503. */
   readonly searchMaxInFlight: number;
+  /** Where the adaptive bound starts on a node that reads the web; null: four times its floor. */
+  readonly searchInitialInFlight: number | null;
   /** A search stops reading once a page read answers the query this well (EvidenceRanking.strength); 1: never. */
   readonly searchReadEnoughStrength: number;
   /**
@@ -169,6 +182,7 @@ export function loadSearchConfig(vars: SearchVariables): SearchConfig {
     serpapiWebSearch: vars.SERPAPI_WEB_SEARCH ?? false,
     upstreamTimeoutMs: vars.UPSTREAM_TIMEOUT_MS ?? 10000,
     searchMaxInFlight: vars.SEARCH_MAX_IN_FLIGHT ?? 64,
+    searchInitialInFlight: vars.SEARCH_INITIAL_IN_FLIGHT ?? null,
     searchReadEnoughStrength: vars.SEARCH_READ_ENOUGH_STRENGTH ?? DEFAULT_READ_ENOUGH_STRENGTH,
     pageCacheMaxAgeSeconds: vars.PAGE_CACHE_MAX_AGE_SECONDS ?? 86400,
     indexReadPages: vars.INDEX_READ_PAGES ?? true,

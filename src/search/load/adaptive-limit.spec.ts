@@ -50,4 +50,33 @@ describe('AdaptiveLimit', () => {
     limit.late(0);
     expect(limit.current).toBe(2);
   });
+
+  test('from an initial value under the ceiling, slow start: one more for each answer on time, until the first decrease', () => {
+    const limit = new AdaptiveLimit(64, 4, 16);
+    expect(limit.current).toBe(16);
+    for (let i = 0; i < 16; i++) limit.onTime();
+    expect(limit.current).toBe(32);
+    limit.late(0);
+    limit.late(0);
+    expect(limit.current).toBe(24);
+    for (let i = 0; i < 24; i++) limit.onTime();
+    expect(limit.current).toBe(24);
+    limit.onTime();
+    expect(limit.current).toBe(25);
+    for (let i = 0; i < 10_000; i++) limit.onTime();
+    expect(limit.current).toBe(64);
+  });
+
+  test('answers to searches held while the limit was not in use (under half of it held) do not raise it', () => {
+    const limit = new AdaptiveLimit(64, 4, 16);
+    expect(limit.usedAt(7)).toBe(false);
+    expect(limit.usedAt(8)).toBe(true);
+    for (let i = 0; i < 100; i++) limit.onTime(false);
+    expect(limit.current).toBe(16);
+  });
+
+  test('the initial value stays between the floor and the ceiling', () => {
+    expect(new AdaptiveLimit(8, 4, 16).current).toBe(8);
+    expect(new AdaptiveLimit(64, 6, 2).current).toBe(6);
+  });
 });

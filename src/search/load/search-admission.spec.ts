@@ -2,15 +2,29 @@ import { performance } from 'node:perf_hooks';
 import type { HttpAdapterHost } from '@nestjs/core';
 import { Registry } from 'prom-client';
 import type { AppConfig } from '../../config/app-config.js';
+import type { SearchProvider } from '../providers/search-provider.port.js';
 import { SearchAdmission } from './search-admission.js';
 
+const engine = { name: 'searxng' } as SearchProvider;
+const localIndex = { name: 'local' } as SearchProvider;
+
 describe('SearchAdmission: how answers move the bound', () => {
-  const admission = (registry = new Registry()) =>
-    new SearchAdmission({} as HttpAdapterHost, { searchMaxInFlight: 8, extractThreads: 1 } as AppConfig, registry);
+  const admission = (registry = new Registry(), maxInFlight = 8, providers = [localIndex, engine]) =>
+    new SearchAdmission(
+      {} as HttpAdapterHost,
+      { searchMaxInFlight: maxInFlight, extractThreads: 1 } as AppConfig,
+      registry,
+      providers,
+    );
 
   /** One search admitted and answered (200) `ms` after it arrived. */
   const answer = (subject: SearchAdmission, ms: number, depth = 'basic') =>
     subject.admit()!({ status: 200, arrivedAt: performance.now() - ms, depth });
+
+  /** Holds `count` searches that are never answered (the node's other work). */
+  const hold = (subject: SearchAdmission, count: number) => {
+    for (let i = 0; i < count; i++) expect(subject.admit()).not.toBeNull();
+  };
 
   const outcomes = async (registry: Registry) => {
     const metric = await registry.getSingleMetric('search_admissions_total')!.get();
@@ -33,6 +47,8 @@ describe('SearchAdmission: how answers move the bound', () => {
     answer(subject, 1_600);
     answer(subject, 1_600);
     expect(subject.bound).toBe(6);
+    // Each answered search is held with two others: half the bound, which it is then using.
+    hold(subject, 2);
     for (let i = 0; i < 6; i++) answer(subject, 1_100);
     expect(subject.bound).toBe(6);
     answer(subject, 1_100);
@@ -57,5 +73,39 @@ describe('SearchAdmission: how answers move the bound', () => {
     const held = Array.from({ length: 8 }, () => subject.admit());
     expect(held.every(Boolean)).toBe(true);
     expect(subject.admit()).toBeNull();
+  });
+
+  test('a node that reads the web starts at four times its floor (4 × 4 = 16 of 64) and grows by one for each answer on time', () => {
+    const subject = admission(new Registry(), 64);
+    expect(subject.bound).toBe(16);
+    hold(subject, 10);
+    for (let i = 0; i < 4; i++) answer(subject, 500);
+    expect(subject.bound).toBe(20);
+    // The first decrease ends the slow start: from 15, a bound's worth of answers on time raise it by one.
+    answer(subject, 1_600);
+    answer(subject, 1_600);
+    expect(subject.bound).toBe(15);
+    for (let i = 0; i < 15; i++) answer(subject, 500);
+    expect(subject.bound).toBe(15);
+    answer(subject, 500);
+    expect(subject.bound).toBe(16);
+  });
+
+  test('answers to searches held while under half the bound do not raise it: the node has not shown it holds more', () => {
+    const subject = admission(new Registry(), 64);
+    for (let i = 0; i < 100; i++) answer(subject, 200);
+    expect(subject.bound).toBe(16);
+    hold(subject, 6);
+    answer(subject, 200); // the seventh held: under half of 16
+    expect(subject.bound).toBe(16);
+    answer(subject, 200); // still seven held when it is admitted
+    expect(subject.bound).toBe(16);
+    hold(subject, 1);
+    answer(subject, 200); // the eighth held: half of 16
+    expect(subject.bound).toBe(17);
+  });
+
+  test('a node that searches its local index alone starts at SEARCH_MAX_IN_FLIGHT', () => {
+    expect(admission(new Registry(), 64, [localIndex]).bound).toBe(64);
   });
 });

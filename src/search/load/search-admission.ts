@@ -7,6 +7,8 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config.js';
 import { type ErrorBody, errorBody } from '../../http/error-body.js';
 import { METRICS_REGISTRY } from '../../observability/metrics.js';
 import { DEPTH_SETTINGS, type SearchDepth } from '../read/read-plan.js';
+import { LOCAL_PROVIDER } from '../result-lists.js';
+import { SEARCH_PROVIDERS, type SearchProvider } from '../providers/search-provider.port.js';
 import { AdaptiveLimit } from './adaptive-limit.js';
 import { OVERLOADED_RETRY_AFTER_SECONDS } from './search-overloaded.js';
 
@@ -17,6 +19,12 @@ const arrivals = new WeakMap<FastifyRequest, number>();
  * admitted to come late (issue 40: a few in a hundred at 64 clients).
  */
 const NEAR_BUDGET = 0.8;
+/**
+ * A node that reads the web starts its bound at this many times its floor (16 with two extraction threads), not at
+ * SEARCH_MAX_IN_FLIGHT, and grows it by the answers it gives in time (AdaptiveLimit's slow start). Taking 64 searches
+ * at once before any has answered left the first of them late (issue 40: 64 clients on two cores).
+ */
+const INITIAL_PER_FLOOR = 4;
 /** The routes whose searches are timed from the request's arrival: REST's, and MCP's search tool. */
 const SEARCH_ROUTES = new Set(['/search', '/mcp']);
 
@@ -43,8 +51,9 @@ export type SearchRelease = (end?: SearchEnd) => void;
  * of searches at once, queued or working: POST /search at its arrival, MCP's search tool when its call is read. One
  * more is refused at once (503 with Retry-After): a search that would queue past its budget is better retried
  * elsewhere or later than answered late. The bound adapts (AdaptiveLimit) between SEARCH_MAX_IN_FLIGHT and a floor of
- * twice the extraction threads (at least 4): searches answered past four fifths of their depth's budget lower it
- * (two among the last 20 answers), answers before then raise it.
+ * twice the extraction threads (at least 4), from SEARCH_INITIAL_IN_FLIGHT on a node that reads the web: searches
+ * answered past four fifths of their depth's budget lower it (two among the last 20 answers), answers before then to
+ * searches held while it was in use raise it.
  */
 @Injectable()
 export class SearchAdmission implements OnModuleInit {
@@ -56,9 +65,15 @@ export class SearchAdmission implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     @Inject(APP_CONFIG) config: AppConfig,
     @Inject(METRICS_REGISTRY) registry: Registry,
+    @Inject(SEARCH_PROVIDERS) providers: readonly SearchProvider[],
   ) {
     const ceiling = config.searchMaxInFlight;
-    this.limit = new AdaptiveLimit(ceiling, Math.min(ceiling, Math.max(4, 2 * config.extractThreads)));
+    const floor = Math.min(ceiling, Math.max(4, 2 * config.extractThreads));
+    // Searches that read the web start at SEARCH_INITIAL_IN_FLIGHT (four times the floor) and grow from there; the
+    // local index's alone are short lookups, never cut at a deadline: a burst of them is held at once.
+    const readsWeb = providers.some((p) => p.name !== LOCAL_PROVIDER);
+    const initial = readsWeb ? (config.searchInitialInFlight ?? INITIAL_PER_FLOOR * floor) : ceiling;
+    this.limit = new AdaptiveLimit(ceiling, floor, initial);
     const limit = this.limit;
     new Gauge({
       name: 'search_admission_limit',
@@ -95,20 +110,21 @@ export class SearchAdmission implements OnModuleInit {
       return null;
     }
     this.inFlight++;
+    const inUse = this.limit.usedAt(this.inFlight);
     let released = false;
     return (end) => {
       if (released) return;
       released = true;
       this.inFlight--;
-      this.learn(end);
+      this.learn(end, inUse);
     };
   }
 
   /** Why a search was refused: the body of the 503. */
   refusal(): ErrorBody {
     return errorBody(
-      `This node is answering ${this.inFlight} searches, its most now (SEARCH_MAX_IN_FLIGHT, lowered while answers ` +
-        'come late); retry shortly.',
+      `This node is answering ${this.inFlight} searches, its most now (at most SEARCH_MAX_IN_FLIGHT: the bound ` +
+        'follows how many it answers in time); retry shortly.',
       { retry_after: OVERLOADED_RETRY_AFTER_SECONDS },
     );
   }
@@ -138,7 +154,7 @@ export class SearchAdmission implements OnModuleInit {
     });
   }
 
-  private learn(end: SearchEnd | undefined): void {
+  private learn(end: SearchEnd | undefined, inUse: boolean): void {
     // Only answers tell how the node keeps its budgets: a refusal (4xx), a failure (a dependency gone, a provider's
     // error) or an abandoned request says nothing of its load.
     if (!end || end.status !== 200) {
@@ -155,7 +171,7 @@ export class SearchAdmission implements OnModuleInit {
       this.limit.late(now);
     } else {
       this.ended.inc({ outcome: 'on_time' });
-      this.limit.onTime();
+      this.limit.onTime(inUse);
     }
   }
 }
