@@ -26,6 +26,7 @@ import { SearchRequestDto } from '../search/dto/search-request.dto.js';
 import { searchOrigin } from '../search/result-log/search-origin.js';
 import { SearchService } from '../search/search.service.js';
 import { SearchAdmission } from '../search/load/search-admission.js';
+import { SearchClock } from '../search/load/search-clock.js';
 import { OVERLOADED_RETRY_AFTER_SECONDS } from '../search/load/search-overloaded.js';
 import { formatCrawl, formatExtract, formatMap, formatSearch } from './format-results.js';
 import { ErrorCode } from './json-rpc.js';
@@ -53,8 +54,8 @@ export interface McpCallContext {
 interface MeteredTool {
   readonly spec: MeteredOperationSpec;
   readonly dto: Type;
-  /** `requestId`: the call's own (a batch's calls get `<request id>:<n>`); `arrivedAt`: the HTTP request's arrival. */
-  work(dto: unknown, caller: Caller, requestId: string, arrivedAt: number): Promise<WorkOutcome>;
+  /** `requestId`: the call's own (a batch's calls get `<request id>:<n>`); `clock`: from the HTTP request's arrival. */
+  work(dto: unknown, caller: Caller, requestId: string, clock: SearchClock): Promise<WorkOutcome>;
   format(body: Record<string, unknown>): string;
 }
 
@@ -90,8 +91,8 @@ export class McpToolCalls {
       search: {
         spec: SEARCH,
         dto: SearchRequestDto,
-        work: (dto, caller, requestId, arrivedAt) =>
-          searches.search(dto as SearchRequestDto, searchOrigin(caller, requestId), arrivedAt),
+        work: (dto, caller, requestId, clock) =>
+          searches.search(dto as SearchRequestDto, searchOrigin(caller, requestId), clock),
         format: formatSearch,
       },
       extract: {
@@ -161,15 +162,24 @@ export class McpToolCalls {
         );
       }
       let status = 200;
+      const clock = new SearchClock(context.arrivedAt);
       const response = await this.pipeline
         .execute({ ...call, spec: tool.spec, channel: 'mcp', route: `mcp tools/call ${operation}` }, (caller) =>
-          tool.work(validated.dto, caller, call.requestId, context.arrivedAt),
+          tool.work(validated.dto, caller, call.requestId, clock),
         )
         .catch((error: unknown) => {
           status = error instanceof HttpException ? error.getStatus() : 500;
           throw error;
         })
-        .finally(() => release({ status, arrivedAt: context.arrivedAt, depth: body.search_depth }));
+        .finally(() =>
+          release({
+            status,
+            arrivedAt: context.arrivedAt,
+            depth: body.search_depth,
+            workEndedAt: clock.workEndedAt,
+            askedAnswer: Boolean(body.include_answer),
+          }),
+        );
       context.usageHeaders(position, response.headers);
       const result = response.body as Record<string, unknown>;
       return {

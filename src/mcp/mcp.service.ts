@@ -10,7 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { KeyLookupService } from '../keys/key-lookup.service.js';
-import { searchArrival } from '../search/load/search-admission.js';
+import { searchClock } from '../search/load/search-admission.js';
 import { MESSAGES } from '../metering/metering.errors.js';
 import { OPENAPI_VERSION } from '../openapi/openapi-version.js';
 import {
@@ -101,7 +101,7 @@ export class McpService {
       apiKey,
       key,
       requestId: request.id,
-      arrivedAt: searchArrival(request),
+      arrivedAt: searchClock(request).arrivedAt,
       idempotencyKey: typeof idempotencyKey === 'string' ? idempotencyKey : null,
       callPositions,
       usageHeaders: (position, headers) => {

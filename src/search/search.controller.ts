@@ -7,7 +7,7 @@ import { SearchRequestDto } from './dto/search-request.dto.js';
 import { SearchResponseDto } from './dto/search-response.dto.js';
 import { searchOrigin } from './result-log/search-origin.js';
 import { SearchService } from './search.service.js';
-import { searchArrival } from './load/search-admission.js';
+import { searchClock } from './load/search-admission.js';
 import { ApiTags } from '@nestjs/swagger';
 import { JsonOnly } from '../http/json-only.js';
 import { ErrorResponseDto, RateLimitErrorResponseDto } from '../http/dto/error-response.dto.js';
@@ -47,6 +47,6 @@ export class SearchController {
     @MeteredCaller() caller: Caller,
     @Req() request: FastifyRequest,
   ): Promise<WorkOutcome<SearchResponseDto>> {
-    return this.searches.search(body, searchOrigin(caller, request.id), searchArrival(request));
+    return this.searches.search(body, searchOrigin(caller, request.id), searchClock(request));
   }
 }

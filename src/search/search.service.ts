@@ -20,6 +20,8 @@ import { type SearchOrigin, SearchResultLog } from './result-log/search-result-l
 import { type ResolvedSearch, type ResponseOptions, resolveSearch } from './search-request.js';
 import { markdownToText } from './text/markdown-text.js';
 import { SearchDeadline } from './load/search-deadline.js';
+import { SearchClock } from './load/search-clock.js';
+import { SearchAdmission } from './load/search-admission.js';
 import { searchOverloaded } from './load/search-overloaded.js';
 
 type SearchImage = string | DescribedImageDto;
@@ -51,24 +53,25 @@ export class SearchService {
     private readonly answers: AnswerService,
     private readonly reading: ReadAndRank,
     private readonly resultLog: SearchResultLog,
+    private readonly admission: SearchAdmission,
   ) {
     this.readsUpstream = providers.some((p) => p.name !== LOCAL_PROVIDER);
   }
 
   /**
-   * `origin` names the caller and the request: each result's id, and where its feedback will find it. `arrivedAt`
-   * (performance.now() when the request arrived, SearchAdmission) starts the depth's answer budget: the engines are
-   * asked and the pages read until it less the ranking's reserve, whatever came before the work.
+   * `origin` names the caller and the request: each result's id, and where its feedback will find it. `clock`'s
+   * arrival (when the request arrived, SearchAdmission) starts the depth's answer budget: the engines are asked and
+   * the pages read until it less the node's reserve for what follows the reading, whatever came before the work.
    */
   async search(
     body: SearchRequestDto,
     origin: SearchOrigin,
-    arrivedAt = performance.now(),
+    clock = new SearchClock(),
   ): Promise<WorkOutcome<SearchResponseDto>> {
     const startedAt = performance.now();
     const now = new Date();
     let resolved = resolveSearch(body, now);
-    const deadline = new SearchDeadline(arrivedAt, resolved.read.answerBudgetMs);
+    const deadline = new SearchDeadline(clock, resolved.read.answerBudgetMs, this.admission.answerReserveMs);
     let candidates = await this.candidates(resolved, deadline);
     if (candidates.length === 0 && body.auto_parameters && !deadline.passed) {
       // auto_parameters must not make a search worse than none: when its choices (a news topic, a time range the

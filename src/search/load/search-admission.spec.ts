@@ -108,4 +108,22 @@ describe('SearchAdmission: how answers move the bound', () => {
   test('a node that searches its local index alone starts at SEARCH_MAX_IN_FLIGHT', () => {
     expect(admission(new Registry(), 64, [localIndex]).bound).toBe(64);
   });
+
+  test("answers' tails after their reading set the reserve; a search that asked for an answer (an LLM's) is not counted", () => {
+    const subject = admission();
+    expect(subject.answerReserveMs).toBe(150);
+    const tail = (ms: number, askedAnswer = false) =>
+      subject.admit()!({
+        status: 200,
+        arrivedAt: performance.now() - 900,
+        depth: 'basic',
+        workEndedAt: performance.now() - ms,
+        askedAnswer,
+      });
+    for (let i = 0; i < 10; i++) tail(2_000, true);
+    expect(subject.answerReserveMs).toBe(150);
+    for (let i = 0; i < 10; i++) tail(500);
+    expect(subject.answerReserveMs).toBeGreaterThanOrEqual(500);
+    expect(subject.answerReserveMs).toBeLessThan(600);
+  });
 });

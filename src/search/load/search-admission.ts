@@ -10,9 +10,11 @@ import { DEPTH_SETTINGS, type SearchDepth } from '../read/read-plan.js';
 import { LOCAL_PROVIDER } from '../result-lists.js';
 import { SEARCH_PROVIDERS, type SearchProvider } from '../providers/search-provider.port.js';
 import { AdaptiveLimit } from './adaptive-limit.js';
+import { AnswerTail } from './answer-tail.js';
+import { SearchClock } from './search-clock.js';
 import { OVERLOADED_RETRY_AFTER_SECONDS } from './search-overloaded.js';
 
-const arrivals = new WeakMap<FastifyRequest, number>();
+const clocks = new WeakMap<FastifyRequest, SearchClock>();
 /**
  * An answer past this share of its budget, though within it, lowers the bound as a late one does: the node's searches
  * are then near the point where they come late, and lowering the bound only once they do leaves the searches already
@@ -28,9 +30,9 @@ const INITIAL_PER_FLOOR = 4;
 /** The routes whose searches are timed from the request's arrival: REST's, and MCP's search tool. */
 const SEARCH_ROUTES = new Set(['/search', '/mcp']);
 
-/** When the search arrived (performance.now()): its budget starts then. Now, for a request the hook did not see. */
-export function searchArrival(request: FastifyRequest): number {
-  return arrivals.get(request) ?? performance.now();
+/** The search's clock: it arrived when the hook saw the request (its budget starts then), or now. */
+export function searchClock(request: FastifyRequest): SearchClock {
+  return clocks.get(request) ?? new SearchClock();
 }
 
 /** How a held search ended, as far as the node's load goes: answered (200) in its budget or after it, or not. */
@@ -40,6 +42,9 @@ export interface SearchEnd {
   readonly arrivedAt: number;
   /** Its search_depth, when the request said (basic otherwise). */
   readonly depth: unknown;
+  /** When its reading ended (SearchClock), for the answer's tail; a search that asked for an answer (an LLM's) is not one to learn it from. */
+  readonly workEndedAt?: number | null;
+  readonly askedAnswer?: boolean;
 }
 
 /** Gives a held search's place back, saying how it ended (nothing: it says nothing of the load, as a 4xx). */
@@ -59,6 +64,7 @@ export type SearchRelease = (end?: SearchEnd) => void;
 export class SearchAdmission implements OnModuleInit {
   private inFlight = 0;
   private readonly limit: AdaptiveLimit;
+  private readonly tail = new AnswerTail();
   private readonly ended: Counter<'outcome'>;
 
   constructor(
@@ -83,6 +89,17 @@ export class SearchAdmission implements OnModuleInit {
         this.set(limit.current);
       },
     });
+    const tail = this.tail;
+    new Gauge({
+      name: 'search_answer_reserve_seconds',
+      help:
+        "What a search keeps of its budget for after its reading: the 90th percentile of this node's recent times from " +
+        'the end of a reading to the response (at least 0.15 s; at most a third of the budget).',
+      registers: [registry],
+      collect() {
+        this.set(tail.reserveMs / 1000);
+      },
+    });
     this.ended = new Counter({
       name: 'search_admissions_total',
       help:
@@ -101,6 +118,11 @@ export class SearchAdmission implements OnModuleInit {
   /** Searches that may be held now. */
   get bound(): number {
     return this.limit.current;
+  }
+
+  /** What a search keeps of its budget for after its reading: how long this node's answers take then (AnswerTail). */
+  get answerReserveMs(): number {
+    return this.tail.reserveMs;
   }
 
   /** Holds a place for one search: its release (call it once, when the search has answered), or null when full. */
@@ -134,8 +156,8 @@ export class SearchAdmission implements OnModuleInit {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onRequest', (request, reply, done) => {
       if (request.method !== 'POST' || !SEARCH_ROUTES.has(request.routeOptions.url ?? '')) return done();
-      const arrivedAt = performance.now();
-      arrivals.set(request, arrivedAt);
+      const clock = new SearchClock();
+      clocks.set(request, clock);
       if (request.routeOptions.url !== '/search') return done();
       const release = this.admit();
       if (!release) {
@@ -143,13 +165,16 @@ export class SearchAdmission implements OnModuleInit {
         return;
       }
       // 'close' comes once for every response: sent, failed or abandoned by the client.
-      reply.raw.once('close', () =>
+      reply.raw.once('close', () => {
+        const body = request.body as { search_depth?: unknown; include_answer?: unknown } | undefined;
         release({
           status: reply.raw.writableFinished ? reply.statusCode : 499,
-          arrivedAt,
-          depth: (request.body as { search_depth?: unknown } | undefined)?.search_depth,
-        }),
-      );
+          arrivedAt: clock.arrivedAt,
+          depth: body?.search_depth,
+          workEndedAt: clock.workEndedAt,
+          askedAnswer: Boolean(body?.include_answer),
+        });
+      });
       done();
     });
   }
@@ -162,6 +187,7 @@ export class SearchAdmission implements OnModuleInit {
       return;
     }
     const now = performance.now();
+    if (end.workEndedAt != null && !end.askedAnswer) this.tail.observe(now - end.workEndedAt);
     // Late: past its depth's budget; near it: past NEAR_BUDGET of it. The bound lowers on either, before answers reach
     // the budget + 200 ms that none may pass (issue 40), not after.
     const elapsed = now - end.arrivedAt;

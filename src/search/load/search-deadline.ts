@@ -1,4 +1,6 @@
 import { performance } from 'node:perf_hooks';
+import { MIN_ANSWER_RESERVE_MS } from './answer-tail.js';
+import type { SearchClock } from './search-clock.js';
 
 /** The reason a search's deadline signal aborts with: its answer budget is spent. */
 export class SearchBudgetSpent extends Error {
@@ -8,21 +10,27 @@ export class SearchBudgetSpent extends Error {
   }
 }
 
-/** What the ranking, the answer and the response need after the reading: taken from the answer budget. */
-export const RANKING_RESERVE_MS = 150;
+/** The most of a budget kept for after the reading, however long the node's answers take then. */
+const MAX_RESERVE_SHARE = 1 / 3;
 
 /**
  * A search's deadline, counted from the request's arrival (SearchAdmission), not from when its work began: time
  * spent queued (the event loop, the database pool, the metering pipeline) is spent from the same budget. The engines
- * are asked, and the pages read, until the budget less RANKING_RESERVE_MS; `signal` aborts then.
+ * are asked, and the pages read, until the budget less the reserve for what follows them (the node's AnswerTail: at
+ * least 150 ms, at most a third of the budget); `signal` aborts then.
  */
 export class SearchDeadline {
   readonly signal: AbortSignal;
   /** performance.now() at which the engines and the reading must have ended. */
   readonly workEndsAt: number;
 
-  constructor(arrivedAt: number, answerBudgetMs: number) {
-    this.workEndsAt = arrivedAt + answerBudgetMs - RANKING_RESERVE_MS;
+  constructor(
+    private readonly clock: SearchClock,
+    answerBudgetMs: number,
+    reserveMs = MIN_ANSWER_RESERVE_MS,
+  ) {
+    const reserve = Math.min(Math.max(MIN_ANSWER_RESERVE_MS, reserveMs), answerBudgetMs * MAX_RESERVE_SHARE);
+    this.workEndsAt = clock.arrivedAt + answerBudgetMs - reserve;
     const controller = new AbortController();
     const spent = () => controller.abort(new SearchBudgetSpent(answerBudgetMs));
     const left = Math.ceil(this.workEndsAt - performance.now());
@@ -38,5 +46,10 @@ export class SearchDeadline {
 
   get passed(): boolean {
     return this.signal.aborted;
+  }
+
+  /** The engines have answered and the reading is over: the rest is the answer's tail (SearchClock). */
+  workEnded(): void {
+    this.clock.workEnded();
   }
 }

@@ -103,6 +103,7 @@ export class ReadAndRank {
       (url, page) => addPage(url, page),
       this.lateReads,
     );
+    deadline?.workEnded();
     if (toFetch.length > 0) {
       const counts = { read: outcome.pages.size, failed: outcome.failures.size, late: outcome.late.size };
       const ended = outcome.late.size === 0 ? 'all' : enough.signal.aborted ? 'enough' : 'deadline';
