@@ -47,6 +47,7 @@ function baseEnv(): Record<string, string> {
     'EXTRACT_THREADS',
     'CHROMIUM_PATH',
     'SEARCH_READ_ENOUGH_STRENGTH',
+    'SEARCH_INITIAL_IN_FLIGHT',
     'EMBEDDED_VACUUM_INTERVAL_MS',
   ]) {
     if (process.env[name] !== undefined) env[name] = process.env[name]!;

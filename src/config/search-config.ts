@@ -62,7 +62,7 @@ export class SearchVariables {
 
   /**
    * Searches a fresh node that reads the web holds at once before its answers have shown it can hold more (the
-   * adaptive bound's start; at most SEARCH_MAX_IN_FLIGHT). Default: four times the bound's floor.
+   * adaptive bound's start; at most SEARCH_MAX_IN_FLIGHT). Default: twice the bound's floor.
    */
   @Transform(toInt)
   @IsOptional()
@@ -141,7 +141,7 @@ export interface SearchConfig {
   readonly upstreamTimeoutMs: number;
   /** POST /search calls one node holds at once, queued or working; another is refused at once with 503. */
   readonly searchMaxInFlight: number;
-  /** Where the adaptive bound starts on a node that reads the web; null: four times its floor. */
+  /** Where the adaptive bound starts on a node that reads the web; null: twice its floor. */
   readonly searchInitialInFlight: number | null;
   /** A search stops reading once a page read answers the query this well (EvidenceRanking.strength); 1: never. */
   readonly searchReadEnoughStrength: number;

@@ -75,34 +75,32 @@ describe('SearchAdmission: how answers move the bound', () => {
     expect(subject.admit()).toBeNull();
   });
 
-  test('a node that reads the web starts at four times its floor (4 × 4 = 16 of 64) and grows by one for each answer on time', () => {
+  test('a node that reads the web starts at twice its floor (2 × 4 = 8 of 64) and grows by one for each answer on time', () => {
     const subject = admission(new Registry(), 64);
-    expect(subject.bound).toBe(16);
-    hold(subject, 10);
+    expect(subject.bound).toBe(8);
+    hold(subject, 5);
     for (let i = 0; i < 4; i++) answer(subject, 500);
-    expect(subject.bound).toBe(20);
-    // The first decrease ends the slow start: from 15, a bound's worth of answers on time raise it by one.
+    expect(subject.bound).toBe(12);
+    // The first decrease ends the slow start: from 9, a bound's worth of answers on time raise it by one.
     answer(subject, 1_600);
     answer(subject, 1_600);
-    expect(subject.bound).toBe(15);
-    for (let i = 0; i < 15; i++) answer(subject, 500);
-    expect(subject.bound).toBe(15);
+    expect(subject.bound).toBe(9);
+    for (let i = 0; i < 9; i++) answer(subject, 500);
+    expect(subject.bound).toBe(9);
     answer(subject, 500);
-    expect(subject.bound).toBe(16);
+    expect(subject.bound).toBe(10);
   });
 
   test('answers to searches held while under half the bound do not raise it: the node has not shown it holds more', () => {
     const subject = admission(new Registry(), 64);
     for (let i = 0; i < 100; i++) answer(subject, 200);
-    expect(subject.bound).toBe(16);
-    hold(subject, 6);
-    answer(subject, 200); // the seventh held: under half of 16
-    expect(subject.bound).toBe(16);
-    answer(subject, 200); // still seven held when it is admitted
-    expect(subject.bound).toBe(16);
+    expect(subject.bound).toBe(8);
+    hold(subject, 2);
+    answer(subject, 200); // the third held: under half of 8
+    expect(subject.bound).toBe(8);
     hold(subject, 1);
-    answer(subject, 200); // the eighth held: half of 16
-    expect(subject.bound).toBe(17);
+    answer(subject, 200); // the fourth held: half of 8
+    expect(subject.bound).toBe(9);
   });
 
   test('a node that searches its local index alone starts at SEARCH_MAX_IN_FLIGHT', () => {
@@ -111,7 +109,7 @@ describe('SearchAdmission: how answers move the bound', () => {
 
   test("answers' tails after their reading set the reserve; a search that asked for an answer (an LLM's) is not counted", () => {
     const subject = admission();
-    expect(subject.answerReserveMs).toBe(150);
+    expect(subject.answerReserveMs).toBe(500);
     const tail = (ms: number, askedAnswer = false) =>
       subject.admit()!({
         status: 200,
@@ -121,6 +119,8 @@ describe('SearchAdmission: how answers move the bound', () => {
         askedAnswer,
       });
     for (let i = 0; i < 10; i++) tail(2_000, true);
+    expect(subject.answerReserveMs).toBe(500);
+    for (let i = 0; i < 5; i++) tail(50);
     expect(subject.answerReserveMs).toBe(150);
     for (let i = 0; i < 10; i++) tail(500);
     expect(subject.answerReserveMs).toBeGreaterThanOrEqual(500);

@@ -22,11 +22,12 @@ const clocks = new WeakMap<FastifyRequest, SearchClock>();
  */
 const NEAR_BUDGET = 0.8;
 /**
- * A node that reads the web starts its bound at this many times its floor (16 with two extraction threads), not at
+ * A node that reads the web starts its bound at this many times its floor (8 with two extraction threads), not at
  * SEARCH_MAX_IN_FLIGHT, and grows it by the answers it gives in time (AdaptiveLimit's slow start). Taking 64 searches
- * at once before any has answered left the first of them late (issue 40: 64 clients on two cores).
+ * at once, or 16 on a slower day, before any had answered left the first of them late (issue 40: 64 clients on two
+ * cores); 8 were answered in time.
  */
-const INITIAL_PER_FLOOR = 4;
+const INITIAL_PER_FLOOR = 2;
 /** The routes whose searches are timed from the request's arrival: REST's, and MCP's search tool. */
 const SEARCH_ROUTES = new Set(['/search', '/mcp']);
 
@@ -75,7 +76,7 @@ export class SearchAdmission implements OnModuleInit {
   ) {
     const ceiling = config.searchMaxInFlight;
     const floor = Math.min(ceiling, Math.max(4, 2 * config.extractThreads));
-    // Searches that read the web start at SEARCH_INITIAL_IN_FLIGHT (four times the floor) and grow from there; the
+    // Searches that read the web start at SEARCH_INITIAL_IN_FLIGHT (twice the floor) and grow from there; the
     // local index's alone are short lookups, never cut at a deadline: a burst of them is held at once.
     const readsWeb = providers.some((p) => p.name !== LOCAL_PROVIDER);
     const initial = readsWeb ? (config.searchInitialInFlight ?? INITIAL_PER_FLOOR * floor) : ceiling;
