@@ -42,11 +42,16 @@ export class AlertDeliveryRetention implements OnApplicationBootstrap, OnApplica
     };
     this.timer = setInterval(tick, PRUNE_INTERVAL_MS);
     this.timer.unref();
-    setImmediate(tick);
+    tick();
   }
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
+    await this.settled();
+  }
+
+  /** Resolves once the scheduled prune running now, if any (the one on start, an hourly one), has ended. */
+  async settled(): Promise<void> {
     await this.running;
   }
 
