@@ -43,8 +43,9 @@ export interface SearchEnd {
   readonly arrivedAt: number;
   /** Its search_depth, when the request said (basic otherwise). */
   readonly depth: unknown;
-  /** When its reading ended (SearchClock), for the answer's tail; a search that asked for an answer (an LLM's) is not one to learn it from. */
+  /** When its reading ended (SearchClock): the answer's tail is learnt from the time since. */
   readonly workEndedAt?: number | null;
+  /** It asked for an answer (include_answer: an LLM's time in its tail): its tail is not learnt from. */
   readonly askedAnswer?: boolean;
 }
 
@@ -95,7 +96,7 @@ export class SearchAdmission implements OnModuleInit {
       name: 'search_answer_reserve_seconds',
       help:
         "What a search keeps of its budget for after its reading: the 90th percentile of this node's recent times from " +
-        'the end of a reading to the response (at least 0.15 s; at most a third of the budget).',
+        'the end of a reading to the response (at least 0.15 s; a search keeps at most a third of its budget).',
       registers: [registry],
       collect() {
         this.set(tail.reserveMs / 1000);
